@@ -1,0 +1,308 @@
+//! The manifest that travels with every generated WGSL module: everything an engine needs to
+//! bind, size and launch the megakernel without linking any dyngc crate. Serialized as
+//! `NAME.manifest.json`; the schema is documented in `docs/manifest.md`.
+//!
+//! Entry points: [`Manifest::to_json`] and [`Manifest::from_json`].
+
+use serde::{Deserialize, Serialize};
+
+/// Written into every manifest; bumped on any incompatible change.
+pub const SCHEMA: &str = "dyngc-manifest/1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema: String,
+    pub name: String,
+    /// File name of the WGSL module beside the manifest.
+    pub wgsl: String,
+    pub workgroup_size: u32,
+    pub entry_points: EntryPoints,
+    /// Every binding of the module, user resources first, in (group, binding) order.
+    pub bindings: Vec<Binding>,
+    /// User parameters and where they sit in the parameter uniform.
+    pub params: Vec<ParamInfo>,
+    pub stages: Vec<StageInfo>,
+    pub executor: Executor,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryPoints {
+    /// Run once per run with one workgroup, before the launch chain: seeds the entry work.
+    pub init: String,
+    /// The persistent megakernel, launched indirectly until the done flag is set.
+    pub main: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// User data read by the graph; length taken from the data.
+    Input,
+    /// User data written by the graph and read back after the run.
+    Output,
+    /// Read-write storage internal to the graph.
+    Buffer,
+    /// Uniform: executor configuration then user parameters (see [`Executor::config`]).
+    Params,
+    /// Executor control block: indirect arguments, done flag, error, counters, stats.
+    Control,
+    /// The arena: work stacks and the shared work ring; size chosen at run time.
+    Arena,
+    /// Pending marks of keyed stages, one bit per key.
+    Marks,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    Read,
+    ReadWrite,
+    Uniform,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScalarKind {
+    U32,
+    I32,
+    F32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Element {
+    /// Scalar kind of every 32-bit word; `None` for structs.
+    pub scalar: Option<ScalarKind>,
+    /// 1 for scalars, N for `vecN`, field count for structs.
+    pub components: u32,
+    pub atomic: bool,
+    /// WGSL type as written in the module.
+    pub wgsl: String,
+    /// Size of one element in bytes, as laid out in the storage buffer.
+    pub size: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    pub name: String,
+    pub group: u32,
+    pub binding: u32,
+    pub role: Role,
+    pub access: Access,
+    pub element: Element,
+    /// `true` for runtime-sized arrays; `false` for a single value.
+    pub array: bool,
+    /// Element count rule for outputs, buffers and marks; `None` for inputs (data decides) and
+    /// for executor buffers sized by [`Executor`].
+    pub length: Option<LengthRule>,
+    /// Bit pattern every 32-bit word starts with (outputs and buffers); zero when absent.
+    pub fill: Option<u32>,
+}
+
+/// Integer expression over input lengths and parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LengthRule {
+    Const(u64),
+    /// Element count of the named binding.
+    Len(String),
+    /// Value of the named parameter.
+    Param(String),
+    Add(Box<LengthRule>, Box<LengthRule>),
+    Sub(Box<LengthRule>, Box<LengthRule>),
+    Mul(Box<LengthRule>, Box<LengthRule>),
+    /// Integer division, rounding down.
+    Div(Box<LengthRule>, Box<LengthRule>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamInfo {
+    pub name: String,
+    pub scalar: ScalarKind,
+    /// Byte offset in the parameter uniform.
+    pub offset: u32,
+    /// Default value's bit pattern, if the program declares one.
+    pub default: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageInfo {
+    pub id: u32,
+    pub name: String,
+    /// Key domain of a keyed stage (its marks occupy `ceil(domain / 32)` words of the marks
+    /// buffer, stages in id order).
+    pub keyed: Option<LengthRule>,
+    /// Declared `@max_depth`, if any.
+    pub max_depth: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Executor {
+    /// Byte offsets of the executor's fields at the start of the parameter uniform.
+    pub config: ConfigLayout,
+    /// Size of the parameter uniform in bytes (a multiple of 16).
+    pub params_size: u32,
+    pub arena: ArenaLayout,
+    pub control: ControlLayout,
+    pub defaults: Defaults,
+    /// Error codes the kernel can leave in the control block.
+    pub errors: Vec<ErrorInfo>,
+    /// Largest number of non-keyed spawns nested along one chain of work (from the checker).
+    pub max_spawn_depth: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigLayout {
+    /// Number of persistent workgroups the launch uses (`u32`).
+    pub workers: u32,
+    /// Slots in the shared ring (`u32`), from the arena size.
+    pub ring_slots: u32,
+    /// Per-launch budget of scheduler iterations per workgroup (`u32`).
+    pub fuel: u32,
+}
+
+/// The arena is one `array<atomic<u32>>`:
+/// `[stack tops: workers][stacks: workers * stack_frames * frame_words][ring states: ring_slots]
+///  [ring frames: ring_slots * frame_words]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArenaLayout {
+    pub frame_words: u32,
+    /// Serial-fallback reserve of one worker, in frames.
+    pub stack_frames: u32,
+    /// Smallest ring the executor accepts, in slots.
+    pub min_ring_slots: u32,
+    /// Bytes one worker needs: its stack top plus its reserve.
+    pub bytes_per_worker: u64,
+    /// Bytes one ring slot needs (state word plus frame).
+    pub bytes_per_slot: u64,
+    /// The smallest arena: one worker and the smallest ring. Below it the runtime refuses.
+    pub min_bytes: u64,
+}
+
+/// Word offsets into the control block (`array<atomic<u32>>`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ControlLayout {
+    /// Total words.
+    pub words: u32,
+    /// Three words `x, y, z` the kernel keeps as the next launch's indirect arguments; copy them
+    /// into the indirect buffer before every launch.
+    pub indirect_args: u32,
+    /// Non-zero once the graph has finished (or stopped on an error).
+    pub done: u32,
+    /// Four words: error code (0 = none), stage id, observed value, declared bound.
+    pub error: u32,
+    /// Named statistics, one word each.
+    pub stats: Vec<StatField>,
+    /// Work units run, one word per stage, in stage id order.
+    pub units_per_stage: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatField {
+    pub name: String,
+    pub word: u32,
+    pub meaning: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Defaults {
+    pub workers: u32,
+    pub fuel: u32,
+    /// Launches recorded per submission; submit again while the done flag is clear.
+    pub chain_length: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    pub code: u32,
+    pub name: String,
+    pub meaning: String,
+}
+
+impl Manifest {
+    /// Pretty JSON with a trailing newline; deterministic (field order is the struct's).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("manifest serializes");
+        s.push('\n');
+        s
+    }
+
+    pub fn from_json(text: &str) -> Result<Manifest, String> {
+        let m: Manifest = serde_json::from_str(text).map_err(|e| format!("invalid manifest: {e}"))?;
+        if m.schema != SCHEMA {
+            return Err(format!("manifest schema is `{}`, this runtime reads `{SCHEMA}`", m.schema));
+        }
+        Ok(m)
+    }
+
+    pub fn binding(&self, name: &str) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.name == name)
+    }
+
+    pub fn binding_by_role(&self, role: Role) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.role == role)
+    }
+
+    /// Ring slots an arena of `bytes` holds with `workers` workers, or `None` if it is too small.
+    pub fn ring_slots(&self, bytes: u64, workers: u32) -> Option<u64> {
+        let a = &self.executor.arena;
+        let rest = bytes.checked_sub(a.bytes_per_worker * workers as u64)?;
+        let slots = rest / a.bytes_per_slot;
+        (slots >= a.min_ring_slots as u64).then_some(slots)
+    }
+
+    /// Most workers an arena of `bytes` can hold (at least the smallest ring left over).
+    pub fn max_workers(&self, bytes: u64) -> u32 {
+        let a = &self.executor.arena;
+        let ring = a.min_ring_slots as u64 * a.bytes_per_slot;
+        (bytes.saturating_sub(ring) / a.bytes_per_worker).min(u32::MAX as u64) as u32
+    }
+}
+
+impl LengthRule {
+    /// Evaluates with `len` giving binding lengths and `param` parameter values; `Err` names
+    /// what is missing or which operation over/underflowed.
+    pub fn eval(
+        &self,
+        len: &dyn Fn(&str) -> Option<u64>,
+        param: &dyn Fn(&str) -> Option<u64>,
+    ) -> Result<u64, String> {
+        let bin = |a: &LengthRule, b: &LengthRule| -> Result<(u64, u64), String> {
+            Ok((a.eval(len, param)?, b.eval(len, param)?))
+        };
+        match self {
+            LengthRule::Const(v) => Ok(*v),
+            LengthRule::Len(n) => len(n).ok_or_else(|| format!("length of `{n}` is not known")),
+            LengthRule::Param(n) => param(n).ok_or_else(|| format!("parameter `{n}` is not set")),
+            LengthRule::Add(a, b) => {
+                let (x, y) = bin(a, b)?;
+                x.checked_add(y).ok_or_else(|| format!("{self} overflows"))
+            }
+            LengthRule::Sub(a, b) => {
+                let (x, y) = bin(a, b)?;
+                x.checked_sub(y).ok_or_else(|| format!("{self} is negative ({x} - {y})"))
+            }
+            LengthRule::Mul(a, b) => {
+                let (x, y) = bin(a, b)?;
+                x.checked_mul(y).ok_or_else(|| format!("{self} overflows"))
+            }
+            LengthRule::Div(a, b) => {
+                let (x, y) = bin(a, b)?;
+                x.checked_div(y).ok_or_else(|| format!("{self} divides by zero"))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for LengthRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LengthRule::Const(v) => write!(f, "{v}"),
+            LengthRule::Len(n) => write!(f, "len({n})"),
+            LengthRule::Param(n) => write!(f, "{n}"),
+            LengthRule::Add(a, b) => write!(f, "({a} + {b})"),
+            LengthRule::Sub(a, b) => write!(f, "({a} - {b})"),
+            LengthRule::Mul(a, b) => write!(f, "({a} * {b})"),
+            LengthRule::Div(a, b) => write!(f, "({a} / {b})"),
+        }
+    }
+}

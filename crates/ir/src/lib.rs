@@ -1,0 +1,220 @@
+//! The checked stage graph of a `.dyn` program.
+//!
+//! Entry point: [`check`], from an [`ast::File`] (plus its source text) to a [`Program`] — the
+//! data the code generator consumes — and diagnostics. Pure: no file IO.
+//!
+//! What a `Program` promises (the invariants code generation relies on):
+//! - every name resolves; every spawn site's payload has its target's payload type (naga
+//!   validated every body in the context the generator emits, see [`wgsl`]);
+//! - every cycle of the stage graph is declared (tail loop with an exit condition, recursion
+//!   through a stage with `@max_depth`, or a worklist through a keyed stage);
+//! - [`Program::max_spawn_depth`] is finite and bounds how many non-keyed spawns can be nested
+//!   along any chain of work (the serial fallback's stack depth).
+
+use dyngc_syntax::ast::{self, Span};
+use dyngc_syntax::Diagnostic;
+
+pub mod wgsl;
+
+mod check;
+
+pub use check::check;
+
+/// Index into [`Program::stages`].
+pub type StageId = usize;
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub name: String,
+    /// The `.dyn` source; bodies and helpers are spans into it.
+    pub source: String,
+    pub structs: Vec<StructDef>,
+    pub resources: Vec<Resource>,
+    pub params: Vec<Param>,
+    /// File-scope WGSL items (`fn`, `const`, `alias`) in source order, copied verbatim.
+    pub helpers: Vec<Span>,
+    pub stages: Vec<Stage>,
+    /// One edge per `spawn`/`become` site, in source order.
+    pub edges: Vec<Edge>,
+    /// The stage graph: node weight = stage, edge weight = index into `edges`.
+    pub graph: petgraph::graph::DiGraph<StageId, usize>,
+    pub entry: Entry,
+    /// Upper bound on nested non-keyed spawns along any chain of work, counting from any stage.
+    pub max_spawn_depth: u32,
+    /// Largest number of frames one work unit can push: non-keyed spawns plus one for `become`.
+    pub max_frames_per_unit: u32,
+    /// Largest payload, in 32-bit words.
+    pub max_payload_words: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// `u32`, `i32`, `f32`.
+    Scalar(Scalar),
+    /// `vecN<T>` (also the `vec3f` spellings), N in 2..=4.
+    Vector(u8, Scalar),
+    Atomic(Scalar),
+    /// Index into [`Program::structs`].
+    Struct(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    U32,
+    I32,
+    F32,
+}
+
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    pub name: String,
+    pub fields: Vec<(String, Ty)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub kind: ast::ResourceKind,
+    pub name: String,
+    pub elem: Ty,
+    /// True for `array<T, ..>`, false for a single value.
+    pub is_array: bool,
+    /// Element count rule; `None` for inputs (their length is the data's) and single values.
+    pub len: Option<SizeExpr>,
+    /// Initial value of every element, as WGSL literal text (`None`: zero).
+    pub fill: Option<String>,
+    pub group: u32,
+    pub binding: u32,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Scalar,
+    pub default: Option<String>,
+    pub span: Span,
+}
+
+/// Integer expression over resource lengths, parameters and constants, evaluated by the host
+/// (sizes) and by the device (entry counts, key domains).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeExpr {
+    Int(u64),
+    /// Element count of `resources[i]`.
+    Len(usize),
+    /// `params[i]`.
+    Param(usize),
+    Binary(ast::BinOp, Box<SizeExpr>, Box<SizeExpr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Stage {
+    pub name: String,
+    pub payload: Option<(String, Ty)>,
+    /// Name of the `@index` parameter, if the stage is a fan-out target.
+    pub index: Option<String>,
+    /// `@keyed(domain)`: payload is a `u32` key in `0..domain`, with set semantics.
+    pub keyed: Option<SizeExpr>,
+    /// `@max_depth(D)` as declared on this stage.
+    pub max_depth: Option<u32>,
+    pub body: ast::Block,
+    /// Indices into [`Program::edges`] of the sites in this body.
+    pub sites: Vec<usize>,
+    /// Non-keyed spawns one unit can make (constant loop trip counts multiplied in).
+    pub max_spawns: u32,
+    /// True if the body contains a `become`.
+    pub becomes: bool,
+    /// Strongly connected component of the stage graph this stage belongs to.
+    pub scc: usize,
+    /// Recursion counter rule for this stage's SCC: `Some((annotated stage, D))` when the SCC
+    /// recurses through spawns and is bounded by `@max_depth(D)` on that stage.
+    pub recursion: Option<(StageId, u32)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeKind {
+    /// `spawn s(p);` to a non-keyed stage.
+    Spawn,
+    /// `spawn[n] s(p);`
+    FanOut,
+    /// `spawn s(key);` to a `@keyed` stage.
+    Keyed,
+    /// `become s(p);`
+    Become,
+}
+
+/// What a child's recursion counter is, relative to its parent's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecursionStep {
+    /// The child starts a new count (it enters another SCC, or is keyed).
+    Reset,
+    /// Same count as the parent.
+    Keep,
+    /// Parent's count + 1: an edge into the SCC's annotated stage from inside the SCC. The
+    /// generated code stops the run with an error if the count exceeds the bound.
+    Increment,
+}
+
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    pub from: StageId,
+    pub to: StageId,
+    /// The whole statement.
+    pub span: Span,
+    pub payload: Option<Span>,
+    pub count: Option<Span>,
+    /// True if the site is inside an `if`/`switch`/loop, i.e. it has a condition.
+    pub conditional: bool,
+    pub recursion: RecursionStep,
+}
+
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub stage: StageId,
+    pub count: SizeExpr,
+    /// Graph-level loop (parsed and checked; code generation rejects it for now).
+    pub until: Option<ast::Block>,
+    pub max_rounds: Option<u32>,
+    pub span: Span,
+}
+
+/// Result of [`check`]: the program when there were no errors, and every diagnostic.
+#[derive(Debug)]
+pub struct Checked {
+    pub program: Option<Program>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Ty {
+    /// Size in 32-bit words when packed into a work item (no padding).
+    pub fn words(&self, structs: &[StructDef]) -> u32 {
+        match self {
+            Ty::Scalar(_) | Ty::Atomic(_) => 1,
+            Ty::Vector(n, _) => *n as u32,
+            Ty::Struct(i) => structs[*i].fields.iter().map(|(_, t)| t.words(structs)).sum(),
+        }
+    }
+
+    /// The WGSL spelling.
+    pub fn wgsl(&self, structs: &[StructDef]) -> String {
+        match self {
+            Ty::Scalar(s) => s.wgsl().to_string(),
+            Ty::Vector(n, s) => format!("vec{n}<{}>", s.wgsl()),
+            Ty::Atomic(s) => format!("atomic<{}>", s.wgsl()),
+            Ty::Struct(i) => structs[*i].name.clone(),
+        }
+    }
+}
+
+impl Scalar {
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            Scalar::U32 => "u32",
+            Scalar::I32 => "i32",
+            Scalar::F32 => "f32",
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The WGSL text every `.dyn` program lives in, shared by the checker (which validates bodies in
+//! it with naga, spawn sites lowered to empty stubs) and the code generator (real site functions
+//! plus the scheduler). Keeping one emitter guarantees that what was checked is what runs.
+//!
+//! Each spawn/become site `k` becomes a call of `dyn_site_k(payload[, count])`; a `become` is
+//! followed by `return;`. Stage `s` becomes `fn dyn_stage_s(payload, index)`. User names never
+//! start with `dyn_` (the checker rejects that), so generated names cannot collide.
+
+use crate::{Program, Stage};
+use dyngc_syntax::ast::{Block, Span, Stmt};
+use std::fmt::Write;
+use std::ops::Range;
+
+/// Maps byte ranges of generated text back to the `.dyn` source, for naga's diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    /// (generated start, source start, length): text copied verbatim, sorted by generated start.
+    segments: Vec<(usize, usize, usize)>,
+}
+
+impl SourceMap {
+    /// The source span of a generated range, if it falls in copied text. A range that starts in
+    /// copied text but runs past it is clipped to that segment.
+    pub fn to_source(&self, generated: Range<usize>) -> Option<Span> {
+        let i = self.segments.partition_point(|&(g, _, _)| g <= generated.start).checked_sub(1)?;
+        let (g, s, len) = self.segments[i];
+        if generated.start >= g + len && !(generated.start == g + len && len > 0) {
+            return None;
+        }
+        let start = s + (generated.start - g);
+        let end = s + (generated.end.min(g + len).max(generated.start) - g);
+        Some(start..end)
+    }
+}
+
+/// Generated WGSL with its map back to the source.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleText {
+    pub text: String,
+    pub map: SourceMap,
+}
+
+impl ModuleText {
+    pub fn push(&mut self, generated: &str) {
+        self.text.push_str(generated);
+    }
+
+    /// Appends `source[span]` verbatim and records where it came from.
+    pub fn copy(&mut self, source: &str, span: Span) {
+        self.map.segments.push((self.text.len(), span.start, span.len()));
+        self.text.push_str(&source[span]);
+    }
+}
+
+/// Emits the user-visible part of the module: structs, resources, parameters (as private
+/// variables the kernel fills from the parameter uniform at start-up), file-scope helpers, the
+/// site functions `site_fn(k)` returns, then one function per stage.
+pub fn user_module(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usize) -> String) {
+    let src = &program.source;
+    for s in &program.structs {
+        out.push(&format!("struct {} {{\n", s.name));
+        for (name, ty) in &s.fields {
+            out.push(&format!("    {name}: {},\n", ty.wgsl(&program.structs)));
+        }
+        out.push("}\n\n");
+    }
+    for r in &program.resources {
+        let access = match r.kind {
+            dyngc_syntax::ast::ResourceKind::Input => "read",
+            _ => "read_write",
+        };
+        let elem = r.elem.wgsl(&program.structs);
+        let ty = if r.is_array { format!("array<{elem}>") } else { elem };
+        out.push(&format!(
+            "@group({}) @binding({}) var<storage, {access}> {}: {ty};\n",
+            r.group, r.binding, r.name
+        ));
+    }
+    for p in &program.params {
+        out.push(&format!("var<private> {}: {};\n", p.name, p.ty.wgsl()));
+    }
+    out.push("\n");
+    for span in &program.helpers {
+        out.copy(src, span.clone());
+        out.push("\n\n");
+    }
+    for k in 0..program.edges.len() {
+        out.push(&site_fn(k));
+        out.push("\n");
+    }
+    for stage in &program.stages {
+        stage_fn(program, stage, out);
+    }
+}
+
+/// `fn dyn_stage_NAME(payload: T, index: u32) { BODY }`, with sites lowered. Every stage
+/// function has both parameters so the scheduler can call them uniformly; the names are the
+/// user's when declared.
+fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
+    let payload = match &stage.payload {
+        Some((name, ty)) => format!("{name}: {}", ty.wgsl(&program.structs)),
+        None => "dyn_no_payload: u32".to_string(),
+    };
+    let index = stage.index.as_deref().unwrap_or("dyn_no_index");
+    let _ = write!(out.text, "fn dyn_stage_{}({payload}, {index}: u32) ", stage.name);
+    let mut sites = stage.sites.iter().copied();
+    block(program, &stage.body, &mut sites, out);
+    out.push("\n\n");
+}
+
+/// Copies a block verbatim except for its sites, which become `dyn_site_k(..)` calls. Sites are
+/// numbered in source order, which is the order `sites` yields them.
+pub fn block(program: &Program, body: &Block, sites: &mut dyn Iterator<Item = usize>, out: &mut ModuleText) {
+    let src = &program.source;
+    let mut cursor = body.span.start;
+    let mut spawns = Vec::new();
+    collect_sites(&body.stmts, &mut spawns);
+    for (span, is_become) in spawns {
+        out.copy(src, cursor..span.start);
+        let k = sites.next().expect("one edge per site");
+        let edge = &program.edges[k];
+        let mut args = Vec::new();
+        if let Some(p) = &edge.payload {
+            args.push(p.clone());
+        }
+        if let Some(c) = &edge.count {
+            args.push(c.clone());
+        }
+        let _ = write!(out.text, "{{ dyn_site_{k}(");
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                out.push(", ");
+            }
+            out.copy(src, a.clone());
+        }
+        out.push(if is_become { "); return; }" } else { "); }" });
+        cursor = span.end;
+    }
+    out.copy(src, cursor..body.span.end);
+}
+
+fn collect_sites(stmts: &[Stmt], out: &mut Vec<(Span, bool)>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Spawn(s) => out.push((s.span.clone(), false)),
+            Stmt::Become(s) => out.push((s.span.clone(), true)),
+            Stmt::If { then, else_, .. } => {
+                collect_sites(&then.stmts, out);
+                if let Some(e) = else_ {
+                    collect_sites(std::slice::from_ref(e.as_ref()), out);
+                }
+            }
+            Stmt::Loop { body, .. } | Stmt::Block(body) => collect_sites(&body.stmts, out),
+            Stmt::Switch { clauses, .. } => {
+                for c in clauses {
+                    collect_sites(&c.stmts, out);
+                }
+            }
+            Stmt::Other { .. } => {}
+        }
+    }
+}
