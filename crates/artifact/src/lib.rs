@@ -154,7 +154,7 @@ pub struct Executor {
 pub struct ConfigLayout {
     /// Number of persistent workgroups the launch uses (`u32`).
     pub workers: u32,
-    /// Slots in the shared ring (`u32`), from the arena size.
+    /// Slots in the shared ring (`u32`, a power of two), from the arena size.
     pub ring_slots: u32,
     /// Per-launch budget of scheduler iterations per workgroup (`u32`).
     pub fuel: u32,
@@ -168,7 +168,7 @@ pub struct ArenaLayout {
     pub frame_words: u32,
     /// Serial-fallback reserve of one worker, in frames.
     pub stack_frames: u32,
-    /// Smallest ring the executor accepts, in slots.
+    /// Smallest ring the executor accepts, in slots (ring sizes are powers of two).
     pub min_ring_slots: u32,
     /// Bytes one worker needs: its stack top plus its reserve.
     pub bytes_per_worker: u64,
@@ -242,12 +242,20 @@ impl Manifest {
         self.bindings.iter().find(|b| b.role == role)
     }
 
-    /// Ring slots an arena of `bytes` holds with `workers` workers, or `None` if it is too small.
-    pub fn ring_slots(&self, bytes: u64, workers: u32) -> Option<u64> {
+    /// Ring slots an arena of `bytes` holds with `workers` workers — the largest power of two
+    /// that fits, at most 2^31 — or `None` if it is too small.
+    pub fn ring_slots(&self, bytes: u64, workers: u32) -> Option<u32> {
         let a = &self.executor.arena;
         let rest = bytes.checked_sub(a.bytes_per_worker * workers as u64)?;
-        let slots = rest / a.bytes_per_slot;
-        (slots >= a.min_ring_slots as u64).then_some(slots)
+        let fit = (rest / a.bytes_per_slot).min(1 << 31);
+        let slots = if fit == 0 { 0 } else { 1u64 << fit.ilog2() };
+        (slots >= a.min_ring_slots as u64).then_some(slots as u32)
+    }
+
+    /// Arena bytes actually used with `workers` workers and `ring_slots` slots.
+    pub fn arena_bytes(&self, workers: u32, ring_slots: u32) -> u64 {
+        let a = &self.executor.arena;
+        a.bytes_per_worker * workers as u64 + a.bytes_per_slot * ring_slots as u64
     }
 
     /// Most workers an arena of `bytes` can hold (at least the smallest ring left over).

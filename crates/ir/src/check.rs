@@ -1,7 +1,196 @@
-use crate::Checked;
-use dyngc_syntax::ast;
+//! The checker: from an [`ast::File`] to a [`Program`] and diagnostics.
+//!
+//! Phases, in order (each one reports what it can even after earlier errors):
+//! 1. `decls`: top-level names (duplicates, reserved names), structs, resources (types, length
+//!    rules, fills, bindings), parameters, stage signatures and attributes, the entry.
+//! 2. `body`: spawn/become sites in stage bodies become edges; site-level rules (payload
+//!    presence, fan-out vs `@index`, keyed targets, loops, barriers, spawn counts).
+//! 3. `graph`: strongly connected components, cycle rules, recursion counters, bounds.
+//! 4. `validate`: only when nothing failed so far, every body is validated by naga in the WGSL
+//!    context the generator emits ([`crate::wgsl::user_module`]).
+
+mod body;
+mod decls;
+mod graph;
+mod lex;
+mod names;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use crate::{Checked, Program};
+use dyngc_syntax::ast::{self, Span};
+use dyngc_syntax::Diagnostic;
+use std::collections::HashMap;
 
 /// Resolves names, validates bodies with naga, builds the stage graph and checks it.
-pub fn check(_file: &ast::File, _source: &str, _name: &str) -> Checked {
-    unimplemented!("being written")
+///
+/// `source` is the text `file` was parsed from (spans index into it); `name` becomes
+/// [`Program::name`]. Diagnostics come back sorted by the start of their primary span. The
+/// program is present exactly when no diagnostic is an error.
+pub fn check(file: &ast::File, source: &str, name: &str) -> Checked {
+    let mut cx = Checker::new(file, source);
+    let program = cx.run(name);
+    let mut diagnostics = std::mem::take(&mut cx.diags);
+    diagnostics.sort_by_key(|d| d.primary.span.start);
+    // The same problem found twice (e.g. a reserved name as a declaration and as a token).
+    let mut seen = std::collections::HashSet::new();
+    diagnostics.retain(|d| seen.insert((d.code, d.primary.span.start, d.primary.span.end)));
+    let program = if diagnostics.iter().any(Diagnostic::is_error) { None } else { program };
+    Checked { program, diagnostics }
+}
+
+/// What a top-level name refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GlobalKind {
+    Resource(usize),
+    Param(usize),
+    Struct(usize),
+    Helper(ast::WgslItemKind),
+    Stage(usize),
+}
+
+impl GlobalKind {
+    fn describe(self) -> &'static str {
+        match self {
+            GlobalKind::Resource(_) => "a resource",
+            GlobalKind::Param(_) => "a parameter",
+            GlobalKind::Struct(_) => "a struct",
+            GlobalKind::Helper(ast::WgslItemKind::Fn) => "a function",
+            GlobalKind::Helper(ast::WgslItemKind::Const) => "a constant",
+            GlobalKind::Helper(ast::WgslItemKind::Alias) => "a type alias",
+            GlobalKind::Stage(_) => "a stage",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Global {
+    kind: GlobalKind,
+    span: Span,
+}
+
+struct Checker<'a> {
+    src: &'a str,
+    file: &'a ast::File,
+    diags: Vec<Diagnostic>,
+    /// First definition of every top-level name.
+    globals: HashMap<&'a str, Global>,
+    structs: Vec<&'a ast::StructDecl>,
+    resources: Vec<&'a ast::Resource>,
+    params: Vec<&'a ast::Param>,
+    helpers: Vec<&'a ast::WgslItem>,
+    stages: Vec<&'a ast::Stage>,
+    entries: Vec<&'a ast::Entry>,
+}
+
+impl<'a> Checker<'a> {
+    fn new(file: &'a ast::File, src: &'a str) -> Self {
+        Checker {
+            src,
+            file,
+            diags: Vec::new(),
+            globals: HashMap::new(),
+            structs: Vec::new(),
+            resources: Vec::new(),
+            params: Vec::new(),
+            helpers: Vec::new(),
+            stages: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    fn has_errors(&self) -> bool {
+        self.diags.iter().any(Diagnostic::is_error)
+    }
+
+    /// Names of every top-level declaration of one kind, for suggestions.
+    fn names_of(&self, pred: impl Fn(GlobalKind) -> bool) -> Vec<&'a str> {
+        let mut v: Vec<(&'a str, usize)> =
+            self.globals.iter().filter(|(_, g)| pred(g.kind)).map(|(n, g)| (*n, g.span.start)).collect();
+        v.sort_by_key(|&(_, s)| s);
+        v.into_iter().map(|(n, _)| n).collect()
+    }
+
+    fn run(&mut self, name: &str) -> Option<Program> {
+        self.collect_names();
+        let structs = self.check_structs();
+        let resources = self.check_resources(&structs.defs);
+        let params = self.check_params();
+        let sigs = self.check_stage_sigs(&structs.defs);
+        let entry = self.check_entry(&sigs);
+        let bodies = self.check_bodies(&sigs);
+        self.check_other_blocks();
+        let graph = self.check_graph(&sigs, &bodies, entry.as_ref());
+
+        if self.has_errors() || !structs.acyclic {
+            return None;
+        }
+        let entry = entry?;
+        let mut stages = Vec::with_capacity(self.stages.len());
+        for (i, (sig, st)) in sigs.into_iter().zip(&self.stages).enumerate() {
+            stages.push(crate::Stage {
+                name: st.name.name.clone(),
+                payload: sig.payload,
+                index: sig.index,
+                keyed: sig.keyed,
+                max_depth: sig.max_depth.map(|(d, _)| d),
+                body: st.body.clone(),
+                sites: bodies.sites[i].clone(),
+                max_spawns: bodies.max_spawns[i],
+                becomes: bodies.becomes[i],
+                scc: graph.scc[i],
+                recursion: graph.recursion[i],
+                span: st.span.clone(),
+            });
+        }
+        let mut edges = bodies.edges;
+        for (e, step) in edges.iter_mut().zip(&graph.steps) {
+            e.recursion = *step;
+        }
+        let mut g = petgraph::graph::DiGraph::new();
+        for i in 0..stages.len() {
+            g.add_node(i);
+        }
+        for (k, e) in edges.iter().enumerate() {
+            g.add_edge(petgraph::graph::NodeIndex::new(e.from), petgraph::graph::NodeIndex::new(e.to), k);
+        }
+        let max_frames_per_unit =
+            stages.iter().map(|s| s.max_spawns.saturating_add(u32::from(s.becomes))).max().unwrap_or(0).max(1);
+        let max_payload_words = stages
+            .iter()
+            .filter_map(|s| s.payload.as_ref())
+            .map(|(_, ty)| ty.words(&structs.defs))
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let program = Program {
+            name: name.to_string(),
+            source: self.src.to_string(),
+            structs: structs.defs,
+            resources,
+            params,
+            helpers: self.helpers.iter().map(|h| h.span.clone()).collect(),
+            stages,
+            edges,
+            graph: g,
+            entry,
+            max_spawn_depth: graph.max_spawn_depth,
+            max_frames_per_unit,
+            max_payload_words,
+        };
+        let until = program.entry.until.clone();
+        let naga = validate::validate(&program, until.as_ref(), &self.stages, &self.helpers);
+        if naga.is_empty() {
+            Some(program)
+        } else {
+            self.diags.extend(naga);
+            None
+        }
+    }
 }

@@ -1,1 +1,32 @@
-//! placeholder
+//! A thin wgpu runtime for dyngc artifacts: a WGSL module holding the persistent megakernel and
+//! its [`Manifest`]. It knows nothing of the compiler; everything it does follows from the
+//! manifest (see `docs/manifest.md` for the launch protocol it implements).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), dyngc_runtime::Error> {
+//! # let (manifest, wgsl, x): (dyngc_runtime::Manifest, String, Vec<u8>) = unimplemented!();
+//! let gpu = pollster::block_on(dyngc_runtime::open_gpu())?;
+//! let executor = dyngc_runtime::Executor::new(&gpu.device, &manifest, &wgsl)?;
+//! let mut setup = dyngc_runtime::RunSetup::new(64 << 20);
+//! setup.input("x", &x).param("seed", 42);
+//! let mut run = executor.prepare(&gpu.queue, &setup)?;
+//! let stats = run.execute(&Default::default(), &mut |_progress| {})?;
+//! for (name, bytes) in run.read_outputs()? { /* ... */ }
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod executor;
+mod gpu;
+mod plan;
+mod size;
+mod stats;
+
+pub use dyngc_artifact::{self as artifact, Manifest};
+pub use error::{Error, KernelError};
+pub use executor::{Executor, Progress, Run, WaitOptions};
+pub use gpu::{open_gpu, Gpu};
+pub use plan::{validate, BufferPlan, DeviceLimits, InputData, Plan, RunSetup, WORD};
+pub use size::{format_bytes, parse_size};
+pub use stats::{HostStats, Snapshot, Stats};
+pub use wgpu;

@@ -1,0 +1,198 @@
+//! The per-graph WGSL the executor calls: parameter loading, entry seeding, the stage switch,
+//! payload packing, keyed-mark addressing and one function per spawn site.
+
+use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, Ty};
+use dyngc_syntax::ast::{BinOp, ResourceKind};
+use std::fmt::Write;
+
+/// A size expression as a WGSL `u32` expression.
+pub fn size_expr(program: &Program, e: &SizeExpr) -> String {
+    match e {
+        SizeExpr::Int(v) => format!("{}u", (*v).min(u32::MAX as u64)),
+        SizeExpr::Len(r) => format!("arrayLength(&{})", program.resources[*r].name),
+        SizeExpr::Param(p) => format!("u32(dyn_params.{})", program.params[*p].name),
+        SizeExpr::Binary(op, a, b) => {
+            let op = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::Div => "/",
+            };
+            format!("({} {op} {})", size_expr(program, a), size_expr(program, b))
+        }
+    }
+}
+
+fn scalar_from_word(s: Scalar, word: &str) -> String {
+    match s {
+        Scalar::U32 => word.to_string(),
+        Scalar::I32 => format!("bitcast<i32>({word})"),
+        Scalar::F32 => format!("bitcast<f32>({word})"),
+    }
+}
+
+/// WGSL expression building a value of `ty` from consecutive words `word(i)`, starting at `*next`.
+fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u32) -> String {
+    let mut take = || {
+        let w = word(*next);
+        *next += 1;
+        w
+    };
+    match ty {
+        Ty::Scalar(s) | Ty::Atomic(s) => scalar_from_word(*s, &take()),
+        Ty::Vector(n, s) => {
+            let parts: Vec<String> = (0..*n).map(|_| scalar_from_word(*s, &take())).collect();
+            format!("vec{n}<{}>({})", s.wgsl(), parts.join(", "))
+        }
+        Ty::Struct(i) => {
+            let def = &program.structs[*i];
+            let parts: Vec<String> = def.fields.iter().map(|(_, t)| unpack(program, t, word, next)).collect();
+            format!("{}({})", def.name, parts.join(", "))
+        }
+    }
+}
+
+/// Statements storing `value` of `ty` into staging words `o + i`, starting at `*next`.
+fn pack(program: &Program, ty: &Ty, value: &str, next: &mut u32, out: &mut String) {
+    match ty {
+        Ty::Scalar(_) | Ty::Atomic(_) => {
+            let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value});", *next);
+            *next += 1;
+        }
+        Ty::Vector(n, _) => {
+            for c in ["x", "y", "z", "w"].iter().take(*n as usize) {
+                let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value}.{c});", *next);
+                *next += 1;
+            }
+        }
+        Ty::Struct(i) => {
+            for (name, t) in &program.structs[*i].fields {
+                pack(program, t, &format!("{value}.{name}"), next, out);
+            }
+        }
+    }
+}
+
+/// The function for spawn/become site `k`.
+pub fn site_fn(program: &Program, k: usize) -> String {
+    let edge = &program.edges[k];
+    let target = &program.stages[edge.to];
+    let payload_ty = target.payload.as_ref().map(|(_, t)| t);
+    let mut params = Vec::new();
+    if let Some(t) = payload_ty {
+        params.push(format!("p: {}", t.wgsl(&program.structs)));
+    }
+    if edge.kind == EdgeKind::FanOut {
+        params.push("n: u32".to_string());
+    }
+    let mut out = format!("fn dyn_site_{k}({}) {{\n", params.join(", "));
+    let to = edge.to;
+    if edge.kind == EdgeKind::Keyed {
+        let domain = target.keyed.as_ref().map(|d| size_expr(program, d)).unwrap_or_else(|| "0u".into());
+        let _ = writeln!(out, "    dyn_push_keyed({to}u, p, {domain});\n}}");
+        return out;
+    }
+    let rec = match edge.recursion {
+        RecursionStep::Reset => "0u".to_string(),
+        RecursionStep::Keep => "dyn_cur_rec".to_string(),
+        RecursionStep::Increment => {
+            let bound = target.recursion.map(|(_, d)| d).unwrap_or(0);
+            format!("dyn_rec_increment({to}u, {bound}u)")
+        }
+    };
+    match edge.kind {
+        EdgeKind::FanOut => {
+            out.push_str("    if (n == 0u) {\n        return;\n    }\n");
+            let _ = writeln!(out, "    let o = dyn_push_child({to}u, n, {rec});");
+        }
+        EdgeKind::Spawn => {
+            let _ = writeln!(out, "    let o = dyn_push_child({to}u, 1u, {rec});");
+        }
+        EdgeKind::Become => {
+            let _ = writeln!(out, "    let o = dyn_push_carry({to}u, {rec});");
+        }
+        EdgeKind::Keyed => unreachable!("handled above"),
+    }
+    match payload_ty {
+        Some(t) => pack(program, t, "p", &mut 0, &mut out),
+        None => out.push_str("    _ = o;\n"),
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Everything else the executor calls (see the header of stdlib/executor.wgsl).
+pub fn executor_glue(program: &Program) -> String {
+    let mut out = String::new();
+    out.push_str("fn dyn_load_params() {\n");
+    for p in &program.params {
+        let _ = writeln!(out, "    {0} = dyn_params.{0};", p.name);
+    }
+    out.push_str("}\n\n");
+
+    let entry = &program.entry;
+    let _ = writeln!(out, "fn dyn_entry_stage() -> u32 {{\n    return {}u;\n}}\n", entry.stage);
+    let _ = writeln!(
+        out,
+        "fn dyn_entry_count() -> u32 {{\n    return {};\n}}\n",
+        size_expr(program, &entry.count)
+    );
+
+    out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
+    for (id, stage) in program.stages.iter().enumerate() {
+        let payload = match &stage.payload {
+            Some((_, ty)) => unpack(program, ty, &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i), &mut 0),
+            None => "0u".to_string(),
+        };
+        let _ = writeln!(out, "        case {id}u: {{\n            dyn_stage_{}({payload}, index);\n        }}", stage.name);
+    }
+    out.push_str("        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n");
+
+    // Keyed marks: stages in id order, each ceil(domain / 32) words.
+    let keyed: Vec<(usize, String)> = program
+        .stages
+        .iter()
+        .enumerate()
+        .filter_map(|(id, s)| s.keyed.as_ref().map(|d| (id, format!("(({} + 31u) / 32u)", size_expr(program, d)))))
+        .collect();
+    out.push_str("fn dyn_is_keyed(stage: u32) -> bool {\n");
+    let test: Vec<String> = keyed.iter().map(|(id, _)| format!("stage == {id}u")).collect();
+    let _ = writeln!(out, "    return {};\n}}\n", if test.is_empty() { "false".into() } else { test.join(" || ") });
+    let offset = |upto: usize| -> String {
+        let parts: Vec<&str> = keyed.iter().take(upto).map(|(_, w)| w.as_str()).collect();
+        if parts.is_empty() {
+            "0u".into()
+        } else {
+            parts.join(" + ")
+        }
+    };
+    out.push_str("fn dyn_mark_offset(stage: u32) -> u32 {\n");
+    for (i, (id, _)) in keyed.iter().enumerate() {
+        let _ = writeln!(out, "    if (stage == {id}u) {{\n        return {};\n    }}", offset(i));
+    }
+    out.push_str("    return 0u;\n}\n\n");
+    out.push_str("fn dyn_mark_word(stage: u32, key: u32) -> u32 {\n    return dyn_mark_offset(stage) + key / 32u;\n}\n\n");
+    let _ = writeln!(out, "fn dyn_keyed_words() -> u32 {{\n    return {};\n}}\n", offset(keyed.len()));
+    out.push_str("fn dyn_word_stage(word: u32) -> u32 {\n");
+    for (i, (id, _)) in keyed.iter().enumerate() {
+        let _ = writeln!(out, "    if (word < {}) {{\n        return {id}u;\n    }}", offset(i + 1));
+    }
+    out.push_str("    return 0u;\n}\n\n");
+    out.push_str("fn dyn_word_first_key(word: u32) -> u32 {\n    return (word - dyn_mark_offset(dyn_word_stage(word))) * 32u;\n}\n");
+    out
+}
+
+/// The uniform struct: executor configuration, then user parameters.
+pub fn params_struct(program: &Program) -> String {
+    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_reserved: u32,\n");
+    for p in &program.params {
+        let _ = writeln!(out, "    {}: {},", p.name, p.ty.wgsl());
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// True if some resource's WGSL access needs the binding declared read-write.
+pub fn is_writable(kind: ResourceKind) -> bool {
+    kind != ResourceKind::Input
+}

@@ -1,0 +1,146 @@
+//! Sizes and offsets of the executor, computed once per program. The same values are written
+//! as WGSL constants and into the manifest, so the two cannot disagree.
+
+use dyngc_ir::{EdgeKind, Program};
+
+/// Threads per workgroup of the megakernel.
+pub const WORKGROUP_SIZE: u32 = 64;
+/// Workgroup memory the staging area may use, in bytes (WebGPU guarantees 16 KiB in all).
+const STAGING_BUDGET: u32 = 12 * 1024;
+/// Plan iterations a worker spends finding nothing before it leaves the launch.
+pub const IDLE_LIMIT: u32 = 64;
+/// Mark words one sweep step scans.
+pub const SWEEP_WORDS: u32 = 16;
+/// Smallest ring, in slots.
+pub const MIN_RING_SLOTS: u32 = 4;
+/// Words before the payload in a frame: stage and flags, lo, hi, recursion counter.
+pub const FRAME_HEADER_WORDS: u32 = 4;
+
+pub const DEFAULT_WORKERS: u32 = 64;
+pub const DEFAULT_FUEL: u32 = 4096;
+pub const CHAIN_LENGTH: u32 = 16;
+
+/// Control-block words, in order. The executor's WGSL refers to them as `DYN_C_<NAME>`.
+pub const CONTROL: &[(&str, u32)] = &[
+    ("ARGS", 0),
+    ("DONE", 3),
+    ("ERROR", 4),
+    ("HEAD", 8),
+    ("TAIL", 9),
+    ("PENDING", 10),
+    ("SWEEP", 11),
+    ("LAUNCHES", 12),
+    ("FUEL_EXHAUSTED", 13),
+    ("RING_HIGH_WATER", 14),
+    ("STACK_HIGH_WATER", 15),
+    ("FALLBACKS", 16),
+    ("SPLITS", 17),
+    ("UNITS", 18),
+];
+
+/// Statistics exposed in the manifest: (control word name, stat name, meaning).
+pub const STATS: &[(&str, &str, &str)] = &[
+    ("LAUNCHES", "launches", "launches of the main entry point that ran at least one workgroup"),
+    ("FUEL_EXHAUSTED", "fuel_exhaustions", "times a worker left a launch with work still on its stack"),
+    ("RING_HIGH_WATER", "ring_high_water", "most ring slots in use at once"),
+    ("STACK_HIGH_WATER", "stack_high_water", "most frames on one worker's stack at once"),
+    ("FALLBACKS", "fallback_spawns", "spawns that found the ring full and ran serially on the spawner's stack"),
+    ("SPLITS", "range_splits", "fan-out ranges split to lend half to idle workers"),
+    ("PENDING", "pending", "work still pending (0 after a completed run)"),
+];
+
+/// Error codes the kernel can leave: (code, name, meaning).
+pub const ERRORS: &[(u32, &str, &str)] = &[
+    (1, "MAX_DEPTH", "a chain of work re-entered a stage more often than its declared @max_depth"),
+    (2, "KEY_DOMAIN", "a keyed spawn's key was outside the stage's declared @keyed domain"),
+    (3, "INTERNAL", "an executor invariant failed (a bug in dyngc: please report it)"),
+];
+
+pub fn control(name: &str) -> u32 {
+    CONTROL.iter().find(|(n, _)| *n == name).expect("known control word").1
+}
+
+
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub batch: u32,
+    pub frame_words: u32,
+    pub carry_cap: u32,
+    pub child_cap: u32,
+    pub keyed_cap: u32,
+    pub split_slot: u32,
+    pub staging_words: u32,
+    pub stack_frames: u32,
+    pub control_words: u32,
+}
+
+impl Layout {
+    /// `None` when even a batch of one unit does not fit in workgroup memory.
+    pub fn new(program: &Program) -> Option<Layout> {
+        let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
+        let spawns = program.stages.iter().map(|s| s.max_spawns).max().unwrap_or(0);
+        let becomes = program.stages.iter().any(|s| s.becomes);
+        let keyed = program
+            .stages
+            .iter()
+            .map(|s| s.sites.iter().filter(|&&k| program.edges[k].kind == EdgeKind::Keyed).count() as u32)
+            .max()
+            .unwrap_or(0);
+        let per_unit = becomes as u32 + spawns + keyed;
+        // Two extra staging frames: the split of a range, and scratch for pushes past capacity.
+        let staging = |batch: u32| (batch * per_unit + 2) * frame_words;
+        let batch = (1..=WORKGROUP_SIZE).rev().find(|&b| staging(b) * 4 <= STAGING_BUDGET)?;
+        let carry_cap = if becomes { batch } else { 0 };
+        let child_cap = batch * spawns;
+        let keyed_cap = batch * keyed;
+        let frames_per_unit = program.max_frames_per_unit.max(1);
+        // Serial-fallback bound (docs/executor.md): the claimed generation plus one generation of
+        // at most batch * frames_per_unit frames per level of spawn depth, plus slack.
+        let stack_frames = (program.max_spawn_depth + 2) * batch * frames_per_unit + 2 * batch;
+        Some(Layout {
+            batch,
+            frame_words,
+            carry_cap,
+            child_cap,
+            keyed_cap,
+            split_slot: carry_cap + child_cap + keyed_cap,
+            staging_words: staging(batch),
+            stack_frames,
+            control_words: control("UNITS") + program.stages.len() as u32,
+        })
+    }
+
+    pub fn bytes_per_worker(&self) -> u64 {
+        4 * (1 + self.stack_frames as u64 * self.frame_words as u64)
+    }
+
+    pub fn bytes_per_slot(&self) -> u64 {
+        4 * (1 + self.frame_words as u64)
+    }
+
+    /// WGSL `const` declarations of every size and control word.
+    pub fn wgsl_constants(&self, stages: usize) -> String {
+        let mut out = String::new();
+        let mut c = |name: &str, v: u32| out.push_str(&format!("const DYN_{name}: u32 = {v}u;\n"));
+        c("WG", WORKGROUP_SIZE);
+        c("BATCH", self.batch);
+        c("FRAME_WORDS", self.frame_words);
+        c("STAGES", stages as u32);
+        c("CARRY_CAP", self.carry_cap);
+        c("CHILD_CAP", self.child_cap);
+        c("KEYED_CAP", self.keyed_cap);
+        c("SPLIT_SLOT", self.split_slot);
+        c("SCRATCH", (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS);
+        c("STAGING_WORDS", self.staging_words);
+        c("STACK_FRAMES", self.stack_frames);
+        c("IDLE_LIMIT", IDLE_LIMIT);
+        c("SWEEP_WORDS", SWEEP_WORDS);
+        for (name, word) in CONTROL {
+            c(&format!("C_{name}"), *word);
+        }
+        for (code, name, _) in ERRORS {
+            c(&format!("ERR_{name}"), *code);
+        }
+        out
+    }
+}

@@ -1,0 +1,816 @@
+//! A `loom` model of the executor's cross-workgroup protocol (`docs/executor.md`).
+//!
+//! This mirrors, in Rust, the parts of `stdlib/executor.wgsl` that workgroups use to talk to
+//! each other, and model-checks them under every interleaving (within a preemption bound) and
+//! every value a relaxed load may return:
+//!
+//! | here                     | `stdlib/executor.wgsl`                                      |
+//! |--------------------------|-------------------------------------------------------------|
+//! | [`Sys::ring_reserve`]    | `dyn_ring_reserve`                                          |
+//! | [`Sys::ring_claim`]      | `dyn_ring_claim`                                            |
+//! | [`Sys::take_claimed`]    | `dyn_take_claimed`                                          |
+//! | [`Sys::publish`]         | `dyn_publish` (frame stores, barrier, state stores: [`Sys::publish_frames`]) |
+//! | [`Sys::push_keyed`]      | `dyn_push_keyed`                                            |
+//! | [`Sys::run_lane`]        | `dyn_run_lane` (the keyed-hint check)                       |
+//! | [`Sys::sweep`]           | `dyn_sweep`                                                 |
+//! | [`launch`]               | `dyn_main`'s loop with `dyn_plan` (single frames only)      |
+//! | [`Sys::init_root`]       | `dyn_init`                                                  |
+//! | [`Sys::finish`]          | `dyn_finish`                                                |
+//!
+//! Mapping of the memory model:
+//!
+//! - every shared word (ring states and frames, `head`, `tail`, `pending`, `done`, the sweep
+//!   cursor, the mark words) is a `loom::sync::atomic::AtomicU32`, accessed with
+//!   `Ordering::Relaxed` only, as WGSL atomics are relaxed;
+//! - `storageBarrier()` is `fence(Ordering::AcqRel)` ([`storage_barrier`]): docs/executor.md
+//!   relies on it being a release fence for earlier storage writes and an acquire fence for
+//!   earlier atomic loads, which is what naga and Tint lower it to (device-scope acquire-release);
+//! - a workgroup is one `loom::thread`; lane 0's work and the other lanes' work run in it one
+//!   after the other (intra-workgroup parallelism, `workgroupBarrier` and `workgroupUniformLoad`
+//!   are not modelled: they only order things inside one thread here). A worker's stack is
+//!   private to its workgroup, so it is a plain `Vec` owned by the thread;
+//! - a relaunch is another call of [`launch`] on the same worker (its stack survives, as the
+//!   stack top does in the arena); after the threads are joined the "host" keeps relaunching the
+//!   workers one at a time until `done` is set, as the host loop does;
+//! - `atomicCompareExchangeWeak` is `compare_exchange` (loom does not model spurious failure;
+//!   the WGSL treats a failure like a lost race anyway).
+//!
+//! Not modelled: fan-out ranges and lazy splitting (`DYN_CMD_RANGE`), the recursion counters,
+//! errors, statistics, and carries beyond what the accounting needs.
+//!
+//! What loom cannot show: it never lets a load read a store that has not executed yet, and
+//! orders each location's stores by execution, so load buffering and write-write coherence
+//! without happens-before are out of its reach. (`dyn_publish` reads the "consumed" states in
+//! `dyn_ring_reserve` and stores the new frames without a `storageBarrier()` in between; the
+//! previous lap's consumer copied the frame out before its own barrier, so no hardware that
+//! does not speculate stores reorders them, but the C11/Vulkan model alone does not order them.)
+//!
+//! Every model has a broken variant (a [`Variant`] other than `Correct`) that a test runs under
+//! `std::panic::catch_unwind` and expects loom to reject, so each model is shown to be able to
+//! fail.
+//!
+//! Run with `cargo test -p dyngc-codegen --test protocol_model` (add `--release` for speed,
+//! `-- --nocapture` to see how many executions each model explored). Environment variables such
+//! as `LOOM_MAX_PREEMPTIONS` override the preemption bounds below.
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::Mutex;
+
+use loom::sync::atomic::{fence, AtomicU32, Ordering};
+use loom::sync::Arc;
+use loom::thread;
+
+/// Ring slots (a power of two).
+const SLOTS: u32 = 2;
+/// Modelled frame words: `[stage | flags << 16, id or key]` (lo/hi/rec are not modelled).
+const FRAME_WORDS: usize = 2;
+/// `DYN_BATCH`: most frames a claim takes and a batch pops.
+const BATCH: u32 = 2;
+/// Attempts of the CAS loops in `dyn_ring_reserve` and `dyn_ring_claim`.
+const ATTEMPTS: u32 = 4;
+/// `DYN_IDLE_LIMIT`.
+const IDLE_LIMIT: u32 = 1;
+/// `DYN_SWEEP_WORDS`.
+const SWEEP_WORDS: u32 = 1;
+/// `DYN_FLAG_OWNED << 16`.
+const FLAG_OWNED: u32 = 1 << 16;
+
+type Frame = [u32; FRAME_WORDS];
+
+/// WGSL `storageBarrier()`: a device-scope acquire-release fence.
+fn storage_barrier() {
+    fence(Ordering::AcqRel);
+}
+
+const R: Ordering = Ordering::Relaxed;
+
+/// The protocol as written, or one deliberately broken step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    Correct,
+    /// Publish stores the "published" state before the frame words.
+    StateBeforeFrame,
+    /// Publish stores the frame words, then the state, without the `storageBarrier()`.
+    NoReleaseFence,
+    /// Take stores "consumed" before copying the frame out.
+    ConsumedBeforeCopy,
+    /// A batch subtracts its finished frames from `pending` before adding its children.
+    SubtractBeforeAdd,
+    /// A worker runs a keyed hint without clearing (checking) the key's mark.
+    HintIgnoresMark,
+}
+
+/// The shared state: the control block's words, the ring part of the arena and the marks.
+struct Sys {
+    variant: Variant,
+    head: AtomicU32,
+    tail: AtomicU32,
+    pending: AtomicU32,
+    done: AtomicU32,
+    sweep_cursor: AtomicU32,
+    states: Vec<AtomicU32>,
+    frames: Vec<AtomicU32>,
+    /// One mark word: bit k is key k of the (one) keyed stage.
+    marks: AtomicU32,
+}
+
+fn slot(t: u32) -> usize {
+    (t & (SLOTS - 1)) as usize
+}
+
+/// `dyn_ticket_base`.
+fn ticket_base(t: u32) -> u32 {
+    t.wrapping_sub(t & (SLOTS - 1))
+}
+
+/// What a batch staged in workgroup memory (`dyn_wg_staging`).
+#[derive(Default)]
+struct Out {
+    carries: Vec<Frame>,
+    children: Vec<Frame>,
+    hints: Vec<Frame>,
+}
+
+/// The generated per-graph part (`dyn_execute`, `dyn_is_keyed`, ...) plus ghost bookkeeping.
+trait Program {
+    fn is_keyed(&self, stage: u32) -> bool;
+    /// Mark words of the keyed stages (`dyn_keyed_words`).
+    fn keyed_words(&self) -> u32;
+    fn execute(&self, sys: &Sys, frame: Frame, out: &mut Out);
+    /// Ghost: a key's mark went from clear to set (a pending period starts).
+    fn newly_pending(&self, _key: u32) {}
+    /// Ghost: a worker's `atomicAnd` cleared a set mark (it now owns that period).
+    fn cleared(&self, _key: u32) {}
+    /// Ghost: a worker is about to set `done`.
+    fn done(&self) {}
+}
+
+impl Sys {
+    fn new(variant: Variant) -> Sys {
+        let atomics = |n: usize| (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
+        Sys {
+            variant,
+            head: AtomicU32::new(0),
+            tail: AtomicU32::new(0),
+            pending: AtomicU32::new(0),
+            done: AtomicU32::new(0),
+            sweep_cursor: AtomicU32::new(0),
+            states: atomics(SLOTS as usize),
+            frames: atomics(SLOTS as usize * FRAME_WORDS),
+            marks: AtomicU32::new(0),
+        }
+    }
+
+    /// `dyn_init`: the root frame in ring slot 0, published; `pending = 1`.
+    fn init_root(&self, frame: Frame) {
+        for (w, v) in frame.iter().enumerate() {
+            self.frames[w].store(*v, R);
+        }
+        self.states[0].store(1, R);
+        self.tail.store(1, R);
+        self.pending.store(1, R);
+    }
+
+    /// `dyn_finish`.
+    fn finish(&self) {
+        self.done.store(1, R);
+    }
+
+    /// `dyn_ring_reserve`: up to `n` consecutive empty slots; `(count, first ticket)`.
+    fn ring_reserve(&self, n: u32) -> (u32, u32) {
+        if n == 0 {
+            return (0, 0);
+        }
+        for _ in 0..ATTEMPTS {
+            let t = self.tail.load(R);
+            let mut k = 0;
+            while k < n {
+                let tk = t.wrapping_add(k);
+                if self.states[slot(tk)].load(R) != ticket_base(tk) {
+                    break;
+                }
+                k += 1;
+            }
+            if k == 0 {
+                return (0, 0);
+            }
+            if self
+                .tail
+                .compare_exchange(t, t.wrapping_add(k), R, R)
+                .is_ok()
+            {
+                return (k, t);
+            }
+        }
+        (0, 0)
+    }
+
+    /// `dyn_ring_claim`: up to `BATCH` consecutive published slots; `(count, first ticket)`.
+    fn ring_claim(&self) -> (u32, u32) {
+        for _ in 0..ATTEMPTS {
+            let h = self.head.load(R);
+            let mut k = 0;
+            while k < BATCH {
+                let hk = h.wrapping_add(k);
+                if self.states[slot(hk)].load(R) != ticket_base(hk) + 1 {
+                    break;
+                }
+                k += 1;
+            }
+            if k == 0 {
+                return (0, 0);
+            }
+            if self
+                .head
+                .compare_exchange(h, h.wrapping_add(k), R, R)
+                .is_ok()
+            {
+                return (k, h);
+            }
+        }
+        (0, 0)
+    }
+
+    /// `dyn_take_claimed`: copy the claimed frames out, then free their slots.
+    fn take_claimed(&self, ticket: u32, count: u32) -> Vec<Frame> {
+        let free = |sys: &Sys| {
+            for n in 0..count {
+                let t = ticket.wrapping_add(n);
+                sys.states[slot(t)].store(ticket_base(t).wrapping_add(SLOTS), R);
+            }
+        };
+        if self.variant == Variant::ConsumedBeforeCopy {
+            free(self);
+        }
+        storage_barrier();
+        let mut out = Vec::new();
+        for n in 0..count {
+            let s = slot(ticket.wrapping_add(n));
+            let mut f = [0; FRAME_WORDS];
+            for (w, v) in f.iter_mut().enumerate() {
+                *v = self.frames[s * FRAME_WORDS + w].load(R);
+            }
+            out.push(f);
+        }
+        storage_barrier();
+        if self.variant != Variant::ConsumedBeforeCopy {
+            free(self);
+        }
+        out
+    }
+
+    /// The ring half of `dyn_publish`: frame words, `storageBarrier()`, "published" states.
+    fn publish_frames(&self, ticket: u32, frames: &[Frame]) {
+        let words = |sys: &Sys| {
+            for (n, f) in frames.iter().enumerate() {
+                let s = slot(ticket.wrapping_add(n as u32));
+                for (w, v) in f.iter().enumerate() {
+                    sys.frames[s * FRAME_WORDS + w].store(*v, R);
+                }
+            }
+        };
+        let states = |sys: &Sys| {
+            for n in 0..frames.len() as u32 {
+                let t = ticket.wrapping_add(n);
+                sys.states[slot(t)].store(ticket_base(t) + 1, R);
+            }
+        };
+        match self.variant {
+            Variant::StateBeforeFrame => {
+                states(self);
+                storage_barrier();
+                words(self);
+            }
+            Variant::NoReleaseFence => {
+                words(self);
+                states(self);
+            }
+            _ => {
+                words(self);
+                storage_barrier();
+                states(self);
+            }
+        }
+    }
+
+    /// `dyn_push_keyed`: set the mark; if it was clear, count it pending and stage a hint.
+    fn push_keyed(&self, prog: &dyn Program, stage: u32, key: u32, out: &mut Out) {
+        let bit = 1 << key;
+        if self.marks.fetch_or(bit, R) & bit != 0 {
+            return;
+        }
+        prog.newly_pending(key);
+        self.pending.fetch_add(1, R);
+        out.hints.push([stage, key]);
+    }
+
+    /// `dyn_sweep`: take set marks as `OWNED` frames onto the (empty) stack.
+    fn sweep(&self, prog: &dyn Program, stage: u32, stack: &mut Vec<Frame>) -> u32 {
+        let words = prog.keyed_words();
+        if words == 0 {
+            return 0;
+        }
+        let mut taken = 0;
+        let mut n = 0;
+        while n < SWEEP_WORDS && taken < BATCH {
+            let _word = self.sweep_cursor.fetch_add(1, R) % words; // always word 0 here
+            let mut bits = self.marks.load(R);
+            let mut b = 0;
+            while b < 32 && bits != 0 && taken < BATCH {
+                let bit = 1 << b;
+                if bits & bit != 0 {
+                    bits &= !bit;
+                    if self.marks.fetch_and(!bit, R) & bit != 0 {
+                        prog.cleared(b);
+                        stack.push([stage | FLAG_OWNED, b]);
+                        taken += 1;
+                    }
+                }
+                b += 1;
+            }
+            n += 1;
+        }
+        taken
+    }
+
+    /// `dyn_run_lane` for a popped single frame; returns whether it counts as finished.
+    fn run_lane(&self, prog: &dyn Program, frame: Frame, out: &mut Out) -> bool {
+        let stage = frame[0] & 0xFFFF;
+        if prog.is_keyed(stage)
+            && frame[0] & FLAG_OWNED == 0
+            && self.variant != Variant::HintIgnoresMark
+        {
+            // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
+            let bit = 1 << frame[1];
+            if self.marks.fetch_and(!bit, R) & bit == 0 {
+                HINTS_SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return false;
+            }
+            prog.cleared(frame[1]);
+        }
+        prog.execute(self, frame, out);
+        true
+    }
+
+    /// `dyn_publish`: hints then children into the ring as far as it has room, carries and the
+    /// other children onto the stack, `pending` accounting, then the ring publication.
+    fn publish(&self, stack: &mut Vec<Frame>, out: Out, finished: u32) {
+        let carries = out.carries.len() as u32;
+        let children = out.children.len() as u32;
+        let keyed = out.hints.len() as u32;
+        let (to_ring, ticket) = self.ring_reserve(keyed + children);
+        let keyed_to_ring = to_ring.min(keyed);
+        let kept = children - (to_ring - keyed_to_ring);
+        if kept > 0 {
+            FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if keyed_to_ring < keyed {
+            HINTS_DROPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if self.variant == Variant::SubtractBeforeAdd {
+            self.pending.fetch_sub(finished, R);
+            self.pending.fetch_add(carries + children, R);
+        } else {
+            self.pending.fetch_add(carries + children, R);
+            self.pending.fetch_sub(finished, R);
+        }
+        // Onto the stack: the carries, then the first `kept` children (deeper work on top).
+        stack.extend_from_slice(&out.carries);
+        stack.extend_from_slice(&out.children[..kept as usize]);
+        // Into the ring: keyed hints, then the remaining children.
+        let mut ring = out.hints[..keyed_to_ring as usize].to_vec();
+        ring.extend_from_slice(&out.children[kept as usize..]);
+        assert_eq!(ring.len() as u32, to_ring);
+        self.publish_frames(ticket, &ring);
+    }
+}
+
+// Coverage counters (plain std atomics, outside the model): the scenarios must reach the
+// interesting paths in at least one explored execution.
+static FALLBACKS: AtomicUsize = AtomicUsize::new(0);
+static HINTS_DROPPED: AtomicUsize = AtomicUsize::new(0);
+static HINTS_SKIPPED: AtomicUsize = AtomicUsize::new(0);
+static SWEPT: AtomicUsize = AtomicUsize::new(0);
+static RING_TAKEN: AtomicUsize = AtomicUsize::new(0);
+
+/// One launch of one worker: `dyn_main`'s loop with `dyn_plan`, single frames only.
+fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame>, fuel: u32) {
+    let mut fuel = fuel;
+    let mut idle = 0;
+    loop {
+        storage_barrier();
+        // dyn_plan
+        if sys.done.load(R) != 0 || fuel == 0 {
+            return;
+        }
+        fuel -= 1;
+        if stack.is_empty() {
+            let (claimed, ticket) = sys.ring_claim();
+            if claimed > 0 {
+                idle = 0;
+                RING_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                stack.extend(sys.take_claimed(ticket, claimed));
+                continue;
+            }
+            let swept = sys.sweep(prog, keyed_stage, stack);
+            if swept > 0 {
+                idle = 0;
+                SWEPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                continue;
+            }
+            if sys.pending.load(R) == 0 {
+                prog.done();
+                sys.finish();
+                return;
+            }
+            idle += 1;
+            if idle > IDLE_LIMIT {
+                return;
+            }
+            continue;
+        }
+        idle = 0;
+        // DYN_CMD_POP: up to a batch of single frames from the top; each lane runs one.
+        let count = stack.len().min(BATCH as usize);
+        let batch = stack.split_off(stack.len() - count);
+        let mut out = Out::default();
+        let mut finished = 0;
+        for frame in batch {
+            if sys.run_lane(prog, frame, &mut out) {
+                finished += 1;
+            }
+        }
+        storage_barrier();
+        sys.publish(stack, out, finished);
+    }
+}
+
+/// The host: relaunch the workers, one at a time, until `done` (all threads are joined, so
+/// there is no concurrency left; the protocol must still finish).
+fn host_relaunch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stacks: &mut [Vec<Frame>]) {
+    for _ in 0..8 {
+        if sys.done.load(R) != 0 {
+            return;
+        }
+        for stack in stacks.iter_mut() {
+            launch(sys, prog, keyed_stage, stack, 8);
+        }
+    }
+    panic!("the host's relaunches never saw `done`");
+}
+
+fn builder(preemptions: usize) -> loom::model::Builder {
+    let mut b = loom::model::Builder::new();
+    if b.preemption_bound.is_none() {
+        b.preemption_bound = Some(preemptions);
+    }
+    b
+}
+
+/// Runs `model` and returns whether loom found a failing execution.
+fn fails(model: impl FnOnce() + std::panic::UnwindSafe) -> bool {
+    std::panic::catch_unwind(model).is_err()
+}
+
+fn report(name: &str, executions: &AtomicUsize) {
+    println!(
+        "{name}: {} executions",
+        executions.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. ring_exactly_once
+
+/// Distinct 2-word frames: `[id, check(id)]`; a torn or stale frame fails `check`.
+fn check_word(id: u32) -> u32 {
+    id.wrapping_mul(0x9E37_79B9) ^ 0x00A5_A5A5
+}
+
+const RING_ITEMS_PER_PRODUCER: u32 = 2;
+const RING_ITEMS: u32 = 2 * RING_ITEMS_PER_PRODUCER;
+
+#[derive(Default)]
+struct RingGhost {
+    taken: Vec<u32>,
+    fallback: u32,
+}
+
+fn ring_model(variant: Variant, preemptions: usize, executions: &'static AtomicUsize) {
+    builder(preemptions).check(move || {
+        executions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let sys = Arc::new(Sys::new(variant));
+        let ghost = std::sync::Arc::new(Mutex::new(RingGhost {
+            taken: vec![0; RING_ITEMS as usize + 1],
+            fallback: 0,
+        }));
+        let take = |sys: &Sys, ghost: &Mutex<RingGhost>| -> bool {
+            let (k, h) = sys.ring_claim();
+            if k == 0 {
+                return false;
+            }
+            for [id, check] in sys.take_claimed(h, k) {
+                assert!((1..=RING_ITEMS).contains(&id), "torn frame: id {id}");
+                assert_eq!(check, check_word(id), "torn frame: item {id}");
+                let mut g = ghost.lock().unwrap();
+                assert_eq!(g.taken[id as usize], 0, "item {id} taken twice");
+                g.taken[id as usize] += 1;
+            }
+            true
+        };
+        let mut threads = Vec::new();
+        for p in 0..2 {
+            let (sys, ghost) = (sys.clone(), ghost.clone());
+            threads.push(thread::spawn(move || {
+                for i in 0..RING_ITEMS_PER_PRODUCER {
+                    let id = 1 + p * RING_ITEMS_PER_PRODUCER + i;
+                    let (k, t) = sys.ring_reserve(1);
+                    if k == 0 {
+                        ghost.lock().unwrap().fallback += 1;
+                    } else {
+                        sys.publish_frames(t, &[[id, check_word(id)]]);
+                    }
+                }
+            }));
+        }
+        for _ in 0..2 {
+            let (sys, ghost) = (sys.clone(), ghost.clone());
+            threads.push(thread::spawn(move || {
+                for _ in 0..2 {
+                    take(&sys, &ghost);
+                }
+            }));
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+        // Drain what is left (everything is published now), then check the accounting.
+        while take(&sys, &ghost) {}
+        assert_eq!(sys.head.load(R), sys.tail.load(R), "published entry left behind");
+        let g = ghost.lock().unwrap();
+        let taken: u32 = g.taken.iter().sum();
+        assert_eq!(RING_ITEMS, taken + g.fallback, "produced != taken + fallback");
+    });
+}
+
+#[test]
+fn ring_exactly_once() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    ring_model(Variant::Correct, 2, &EXECUTIONS);
+    report("ring_exactly_once", &EXECUTIONS);
+}
+
+#[test]
+fn ring_detects_state_before_frame() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    assert!(fails(|| ring_model(
+        Variant::StateBeforeFrame,
+        2,
+        &EXECUTIONS
+    )));
+    report("ring_detects_state_before_frame", &EXECUTIONS);
+}
+
+#[test]
+fn ring_detects_missing_release_fence() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    assert!(fails(|| ring_model(
+        Variant::NoReleaseFence,
+        2,
+        &EXECUTIONS
+    )));
+    report("ring_detects_missing_release_fence", &EXECUTIONS);
+}
+
+#[test]
+fn ring_detects_consumed_before_copy() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    assert!(fails(|| ring_model(
+        Variant::ConsumedBeforeCopy,
+        2,
+        &EXECUTIONS
+    )));
+    report("ring_detects_consumed_before_copy", &EXECUTIONS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. termination_detection
+
+const STAGE_UNIT: u32 = 1;
+/// Unit ids: root 0 spawns 1, 2, 3; unit 1 spawns 4.
+const TREE_UNITS: usize = 5;
+
+fn tree_children(id: u32) -> &'static [u32] {
+    match id {
+        0 => &[1, 2, 3],
+        1 => &[4],
+        _ => &[],
+    }
+}
+
+struct Tree {
+    executed: Mutex<[u32; TREE_UNITS]>,
+    done: Mutex<bool>,
+}
+
+impl Program for Tree {
+    fn is_keyed(&self, _stage: u32) -> bool {
+        false
+    }
+    fn keyed_words(&self) -> u32 {
+        0
+    }
+    fn execute(&self, _sys: &Sys, frame: Frame, out: &mut Out) {
+        let id = frame[1];
+        assert_eq!(frame[0], STAGE_UNIT);
+        assert!(!*self.done.lock().unwrap(), "unit {id} runs after done");
+        {
+            let mut e = self.executed.lock().unwrap();
+            assert_eq!(e[id as usize], 0, "unit {id} ran twice");
+            e[id as usize] += 1;
+        }
+        for &c in tree_children(id) {
+            out.children.push([STAGE_UNIT, c]);
+        }
+    }
+    fn done(&self) {
+        let e = self.executed.lock().unwrap();
+        assert!(
+            e.iter().all(|&n| n == 1),
+            "done set while work is unexecuted: {e:?}"
+        );
+        *self.done.lock().unwrap() = true;
+    }
+}
+
+fn termination_model(variant: Variant, preemptions: usize, executions: &'static AtomicUsize) {
+    builder(preemptions).check(move || {
+        executions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let sys = Arc::new(Sys::new(variant));
+        sys.init_root([STAGE_UNIT, 0]);
+        let prog = std::sync::Arc::new(Tree {
+            executed: Mutex::new([0; TREE_UNITS]),
+            done: Mutex::new(false),
+        });
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let (sys, prog) = (sys.clone(), prog.clone());
+                thread::spawn(move || {
+                    let mut stack = Vec::new();
+                    // Two launches with little fuel each: relaunches resume the saved stack.
+                    for _ in 0..2 {
+                        launch(&sys, &*prog, 0, &mut stack, 3);
+                    }
+                    stack
+                })
+            })
+            .collect();
+        let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        host_relaunch(&sys, &*prog, 0, &mut stacks);
+        assert!(stacks.iter().all(Vec::is_empty));
+        assert_eq!(sys.pending.load(R), 0);
+        assert_eq!(sys.head.load(R), sys.tail.load(R));
+        let e = prog.executed.lock().unwrap();
+        assert!(e.iter().all(|&n| n == 1), "not all work ran once: {e:?}");
+    });
+}
+
+#[test]
+fn termination_detection() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    termination_model(Variant::Correct, 2, &EXECUTIONS);
+    report("termination_detection", &EXECUTIONS);
+    // The scenario reaches both the ring and the serial fallback.
+    assert!(FALLBACKS.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    assert!(RING_TAKEN.load(std::sync::atomic::Ordering::Relaxed) > 0);
+}
+
+#[test]
+fn termination_detects_subtract_before_add() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    assert!(fails(|| termination_model(
+        Variant::SubtractBeforeAdd,
+        2,
+        &EXECUTIONS
+    )));
+    report("termination_detects_subtract_before_add", &EXECUTIONS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. keyed_marks
+
+const STAGE_SPAWNER: u32 = 1;
+const STAGE_KEYED: u32 = 2;
+const KEYS: usize = 3;
+
+/// Spawner frames carry a key mask; running key 1 spawns key 0 again (a keyed edge).
+struct Keyed {
+    /// Per key: pending periods started, marks cleared (owned), runs.
+    periods: Mutex<[[u32; 3]; KEYS]>,
+}
+
+impl Program for Keyed {
+    fn is_keyed(&self, stage: u32) -> bool {
+        stage == STAGE_KEYED
+    }
+    fn keyed_words(&self) -> u32 {
+        1
+    }
+    fn execute(&self, sys: &Sys, frame: Frame, out: &mut Out) {
+        match frame[0] & 0xFFFF {
+            STAGE_SPAWNER => {
+                for key in 0..KEYS as u32 {
+                    if frame[1] & (1 << key) != 0 {
+                        sys.push_keyed(self, STAGE_KEYED, key, out);
+                    }
+                }
+            }
+            STAGE_KEYED => {
+                let key = frame[1];
+                {
+                    let mut p = self.periods.lock().unwrap();
+                    let [_, cleared, runs] = &mut p[key as usize];
+                    assert!(*runs < *cleared, "key {key} ran twice for one pending period");
+                    *runs += 1;
+                }
+                if key == 1 {
+                    sys.push_keyed(self, STAGE_KEYED, 0, out);
+                }
+            }
+            s => panic!("unknown stage {s}"),
+        }
+    }
+    fn newly_pending(&self, key: u32) {
+        self.periods.lock().unwrap()[key as usize][0] += 1;
+    }
+    fn cleared(&self, key: u32) {
+        let mut p = self.periods.lock().unwrap();
+        let [periods, cleared, _] = &mut p[key as usize];
+        *cleared += 1;
+        assert_eq!(*cleared, *periods);
+    }
+    fn done(&self) {
+        let p = self.periods.lock().unwrap();
+        assert!(
+            p.iter().all(|[n, _, r]| n == r),
+            "done set while a keyed period has not run: {p:?}"
+        );
+    }
+}
+
+fn keyed_model(variant: Variant, preemptions: usize, executions: &'static AtomicUsize) {
+    builder(preemptions).check(move || {
+        executions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let sys = Arc::new(Sys::new(variant));
+        // Each worker starts with one spawner frame on its stack (counted in `pending`).
+        sys.pending.store(2, R);
+        let prog = std::sync::Arc::new(Keyed {
+            periods: Mutex::new([[0; 3]; KEYS]),
+        });
+        let threads: Vec<_> = [0b011u32, 0b101]
+            .into_iter()
+            .map(|mask| {
+                let (sys, prog) = (sys.clone(), prog.clone());
+                thread::spawn(move || {
+                    let mut stack = vec![[STAGE_SPAWNER, mask]];
+                    for _ in 0..2 {
+                        launch(&sys, &*prog, STAGE_KEYED, &mut stack, 3);
+                    }
+                    stack
+                })
+            })
+            .collect();
+        let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        host_relaunch(&sys, &*prog, STAGE_KEYED, &mut stacks);
+        assert_eq!(sys.marks.load(R), 0);
+        assert_eq!(sys.pending.load(R), 0);
+        let p = prog.periods.lock().unwrap();
+        for (key, [periods, cleared, runs]) in p.iter().enumerate() {
+            assert!(*periods >= 1, "key {key} never spawned");
+            assert_eq!(periods, cleared, "key {key}");
+            assert_eq!(periods, runs, "key {key}: each pending period runs exactly once");
+        }
+    });
+}
+
+#[test]
+fn keyed_marks() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    keyed_model(Variant::Correct, 2, &EXECUTIONS);
+    report("keyed_marks", &EXECUTIONS);
+    // The scenario reaches dropped hints, the sweep and skipped hints.
+    assert!(HINTS_DROPPED.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    assert!(SWEPT.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    assert!(HINTS_SKIPPED.load(std::sync::atomic::Ordering::Relaxed) > 0);
+}
+
+#[test]
+fn keyed_detects_hint_ignoring_mark() {
+    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    assert!(fails(|| keyed_model(
+        Variant::HintIgnoresMark,
+        2,
+        &EXECUTIONS
+    )));
+    report("keyed_detects_hint_ignoring_mark", &EXECUTIONS);
+}

@@ -1,0 +1,341 @@
+//! Stage bodies: spawn/become sites become edges; site-level rules.
+
+use super::decls::StageSig;
+use super::{lex, Checker, GlobalKind};
+use crate::{Edge, EdgeKind, RecursionStep};
+use dyngc_syntax::ast::{self, Span, Stmt};
+use dyngc_syntax::codes::*;
+use dyngc_syntax::Diagnostic;
+
+/// Most non-keyed spawns one unit may make.
+pub(crate) const MAX_SPAWNS_PER_UNIT: u32 = 16;
+
+const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
+
+/// Edges and per-stage facts from the bodies.
+pub(super) struct Bodies {
+    pub edges: Vec<Edge>,
+    pub sites: Vec<Vec<usize>>,
+    pub max_spawns: Vec<u32>,
+    pub becomes: Vec<bool>,
+}
+
+/// One `spawn`/`become` statement with its context.
+pub(super) struct Site<'a> {
+    pub spawn: &'a ast::Spawn,
+    pub is_become: bool,
+    /// Inside an `if`/`switch`/loop, or after a statement that may `return` or `become`.
+    pub conditional: bool,
+    /// Header of the innermost enclosing loop without a constant trip count.
+    pub open_loop: Option<Span>,
+    /// Product of the constant trip counts of the enclosing loops.
+    pub mult: u64,
+}
+
+/// Sites of `stmts` in the order [`crate::wgsl::block`] meets them.
+pub(super) fn collect_sites<'a>(
+    src: &str,
+    stmts: &'a [Stmt],
+    conditional: bool,
+    open_loop: Option<&Span>,
+    mult: u64,
+    out: &mut Vec<Site<'a>>,
+) {
+    let mut cut = false;
+    for stmt in stmts {
+        let cond = conditional || cut;
+        match stmt {
+            Stmt::Spawn(s) | Stmt::Become(s) => out.push(Site {
+                spawn: s,
+                is_become: matches!(stmt, Stmt::Become(_)),
+                conditional: cond,
+                open_loop: open_loop.cloned(),
+                mult,
+            }),
+            Stmt::If { then, else_, .. } => {
+                collect_sites(src, &then.stmts, true, open_loop, mult, out);
+                if let Some(e) = else_ {
+                    collect_sites(src, std::slice::from_ref(e.as_ref()), true, open_loop, mult, out);
+                }
+            }
+            Stmt::Loop { header, trip_count, body, .. } => {
+                let (open, m) = match trip_count {
+                    Some(n) => (open_loop, mult.saturating_mul(*n)),
+                    None => (Some(header), mult),
+                };
+                collect_sites(src, &body.stmts, true, open, m, out);
+            }
+            Stmt::Switch { clauses, .. } => {
+                for c in clauses {
+                    collect_sites(src, &c.stmts, true, open_loop, mult, out);
+                }
+            }
+            Stmt::Block(b) => collect_sites(src, &b.stmts, cond, open_loop, mult, out),
+            Stmt::Other { .. } => {}
+        }
+        if may_exit(src, stmt) {
+            cut = true;
+        }
+    }
+}
+
+/// True if the statement may end the invocation (`return`, or a `become`).
+fn may_exit(src: &str, stmt: &Stmt) -> bool {
+    fn has_become(stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Become(_) => true,
+            Stmt::Spawn(_) | Stmt::Other { .. } => false,
+            Stmt::If { then, else_, .. } => {
+                then.stmts.iter().any(has_become) || else_.as_deref().is_some_and(has_become)
+            }
+            Stmt::Loop { body, .. } | Stmt::Block(body) => body.stmts.iter().any(has_become),
+            Stmt::Switch { clauses, .. } => clauses.iter().any(|c| c.stmts.iter().any(has_become)),
+        }
+    }
+    has_become(stmt) || lex::has_ident(src, &stmt.span(), "return")
+}
+
+impl<'a> Checker<'a> {
+    pub(super) fn check_bodies(&mut self, sigs: &[StageSig]) -> Bodies {
+        let stages = self.stages.clone();
+        let mut bodies = Bodies { edges: Vec::new(), sites: Vec::new(), max_spawns: Vec::new(), becomes: Vec::new() };
+        for (from, st) in stages.iter().enumerate() {
+            let mut sites = Vec::new();
+            collect_sites(self.src, &st.body.stmts, false, None, 1, &mut sites);
+            let mut indices = Vec::new();
+            let mut spawns: u64 = 0;
+            let mut becomes = false;
+            for site in &sites {
+                becomes |= site.is_become;
+                if let Some(loop_header) = &site.open_loop {
+                    let what = if site.is_become { "become" } else { "spawn" };
+                    let d = Diagnostic::error(
+                        DYN0203,
+                        format!("`{what}` in a loop without a constant trip count"),
+                        site.spawn.span.clone(),
+                        format!("this `{what}` can run any number of times"),
+                    )
+                    .with_label(loop_header.clone(), "in this loop")
+                    .with_note(format!(
+                        "a unit's children are counted at compile time (at most {MAX_SPAWNS_PER_UNIT}); a loop counts only when it is a constant counting loop such as `for (var i = 0u; i < 4u; i++)`"
+                    ))
+                    .with_hint("use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children");
+                    self.error(d);
+                }
+                let target = match self.globals.get(site.spawn.target.name.as_str()).map(|g| g.kind) {
+                    Some(GlobalKind::Stage(t)) => Some(t),
+                    other => {
+                        self.unknown_stage(&site.spawn.target, other);
+                        None
+                    }
+                };
+                let keyed_target = target.is_some_and(|t| sigs[t].is_keyed);
+                if !site.is_become && !keyed_target {
+                    spawns = spawns.saturating_add(site.mult);
+                }
+                let Some(to) = target else { continue };
+                let kind = self.site_kind(site, stages[to], &sigs[to]);
+                indices.push(bodies.edges.len());
+                bodies.edges.push(Edge {
+                    kind,
+                    from,
+                    to,
+                    span: site.spawn.span.clone(),
+                    payload: site.spawn.payload.clone(),
+                    count: site.spawn.count.clone(),
+                    conditional: site.conditional,
+                    recursion: RecursionStep::Keep,
+                });
+            }
+            let max_spawns = u32::try_from(spawns).unwrap_or(u32::MAX);
+            if max_spawns > MAX_SPAWNS_PER_UNIT {
+                let d = Diagnostic::error(
+                    DYN0207,
+                    format!("stage `{}` can spawn up to {max_spawns} children in one run", st.name.name),
+                    st.name.span.clone(),
+                    format!("more than the {MAX_SPAWNS_PER_UNIT} one unit may make"),
+                )
+                .with_note("counted: each non-keyed spawn site once, every branch of an `if`/`switch` added, multiplied by the trip counts of constant loops around it")
+                .with_hint("make one fan-out `spawn[n] stage(payload)` instead of many spawns; its children are generated lazily");
+                self.error(d);
+            }
+            bodies.sites.push(indices);
+            bodies.max_spawns.push(max_spawns);
+            bodies.becomes.push(becomes);
+            self.scan_barriers(&st.body.span, "a stage body");
+            self.scan_dyn_names(&st.body.span);
+        }
+        bodies
+    }
+
+    /// Edge kind of a site, reporting mismatches with the target's signature.
+    fn site_kind(&mut self, site: &Site, target: &ast::Stage, sig: &StageSig) -> EdgeKind {
+        let s = site.spawn;
+        let name = &target.name.name;
+        let verb = if site.is_become { "become" } else { "spawn" };
+        // Payload presence.
+        match (&s.payload, &target.payload) {
+            (Some(p), None) => {
+                let d = Diagnostic::error(
+                    DYN0200,
+                    format!("`{name}` takes no payload"),
+                    p.clone(),
+                    "this payload has nowhere to go",
+                )
+                .with_label(target.name.span.clone(), format!("`{name}` declared without a payload"))
+                .with_hint(format!("write `{verb} {name}()`"));
+                self.error(d);
+            }
+            (None, Some(tp)) => {
+                let ty = self.src.get(tp.ty.span.clone()).unwrap_or("its payload");
+                let d = Diagnostic::error(
+                    DYN0200,
+                    format!("`{name}` takes a payload of type `{ty}`"),
+                    s.span.clone(),
+                    "no payload given",
+                )
+                .with_label(tp.span.clone(), "declared here");
+                self.error(d);
+            }
+            _ => {}
+        }
+        if site.is_become {
+            if s.count.is_some() {
+                let d = Diagnostic::error(
+                    DYN0201,
+                    "`become` cannot fan out",
+                    s.span.clone(),
+                    "a unit becomes exactly one successor",
+                )
+                .with_hint(format!("write `spawn[n] {name}(..)` to fan out"));
+                self.error(d);
+            }
+            if sig.is_keyed {
+                self.keyed_site(site, target, "cannot `become` a keyed stage");
+            } else if let Some(ix) = &target.index {
+                let d = Diagnostic::error(
+                    DYN0201,
+                    format!("`become {name}` to a stage with `@index`"),
+                    s.span.clone(),
+                    "`become` gives no index",
+                )
+                .with_label(ix.span.clone(), format!("`{name}` expects a fan-out index"))
+                .with_hint("`@index` stages are started by a fan-out `spawn[n]` (or as the entry)");
+                self.error(d);
+            }
+            return EdgeKind::Become;
+        }
+        match &s.count {
+            Some(_) => {
+                if sig.is_keyed {
+                    self.keyed_site(site, target, "cannot fan out into a keyed stage");
+                } else if target.index.is_none() {
+                    let d = Diagnostic::error(
+                        DYN0201,
+                        format!("fan-out into `{name}`, which has no `@index`"),
+                        s.span.clone(),
+                        "fan-out children are told apart by their index",
+                    )
+                    .with_label(target.name.span.clone(), format!("`{name}` has no `@index` parameter"))
+                    .with_hint(format!("add `@index j: u32` to `{name}`, or spawn it without `[n]`"));
+                    self.error(d);
+                }
+                EdgeKind::FanOut
+            }
+            None if sig.is_keyed => EdgeKind::Keyed,
+            None => {
+                if let Some(ix) = &target.index {
+                    let d = Diagnostic::error(
+                        DYN0201,
+                        format!("plain spawn of `{name}`, which has `@index`"),
+                        s.span.clone(),
+                        "no fan-out count given",
+                    )
+                    .with_label(ix.span.clone(), format!("`{name}` expects a fan-out index"))
+                    .with_hint(format!("write `spawn[1] {name}(..)` or drop its `@index` parameter"));
+                    self.error(d);
+                }
+                EdgeKind::Spawn
+            }
+        }
+    }
+
+    fn keyed_site(&mut self, site: &Site, target: &ast::Stage, msg: &str) {
+        let d = Diagnostic::error(DYN0202, msg.to_string(), site.spawn.span.clone(), format!("`{}` is keyed", target.name.name))
+            .with_label(target.name.span.clone(), "declared `@keyed` here")
+            .with_hint(format!("keyed stages are reached only by a plain `spawn {}(key)`", target.name.name));
+        self.error(d);
+    }
+
+    /// Helpers and the `until` block: no sites, no barriers, no `dyn_` names.
+    pub(super) fn check_other_blocks(&mut self) {
+        let helpers = self.helpers.clone();
+        for h in helpers {
+            if let Some(body) = &h.body {
+                let mut sites = Vec::new();
+                collect_sites(self.src, &body.stmts, false, None, 1, &mut sites);
+                for site in sites {
+                    let what = if site.is_become { "become" } else { "spawn" };
+                    let d = Diagnostic::error(
+                        DYN0204,
+                        format!("`{what}` outside a stage body"),
+                        site.spawn.span.clone(),
+                        format!("`{what}` in helper function `{}`", h.name.name),
+                    )
+                    .with_note("only stage bodies may spawn: the graph's edges must be visible in the stages")
+                    .with_hint("return what to spawn from the helper and spawn it in the stage");
+                    self.error(d);
+                }
+            }
+            if h.kind == ast::WgslItemKind::Fn {
+                self.scan_barriers(&h.span, "a helper function (helpers run inside stages)");
+            }
+            self.scan_dyn_names(&h.span);
+        }
+        let entries = self.entries.clone();
+        for e in entries {
+            if let Some(u) = &e.until {
+                let mut sites = Vec::new();
+                collect_sites(self.src, &u.stmts, false, None, 1, &mut sites);
+                for site in sites {
+                    let what = if site.is_become { "become" } else { "spawn" };
+                    let d = Diagnostic::error(
+                        DYN0204,
+                        format!("`{what}` outside a stage body"),
+                        site.spawn.span.clone(),
+                        format!("`{what}` in the `until` block"),
+                    )
+                    .with_note("the `until` block only decides whether another round runs; each round starts at the entry stage");
+                    self.error(d);
+                }
+                self.scan_dyn_names(&u.span);
+            }
+        }
+    }
+
+    fn scan_barriers(&mut self, span: &Span, place: &str) {
+        for (name, at) in lex::calls(self.src, span) {
+            if BARRIERS.contains(&name) {
+                let d = Diagnostic::error(DYN0206, format!("`{name}` in {place}"), at, "barrier here")
+                    .with_note("stage bodies run in divergent lanes of a persistent kernel: the other lanes of the workgroup may be running other stages, or none, so a barrier would deadlock or be undefined")
+                    .with_hint("split the work into stages and communicate through buffers and atomics");
+                self.error(d);
+            }
+        }
+    }
+
+    fn scan_dyn_names(&mut self, span: &Span) {
+        for (name, at) in lex::idents(self.src, span) {
+            if name.starts_with("dyn_") {
+                let d = Diagnostic::error(
+                    DYN0102,
+                    format!("`{name}` is a reserved name"),
+                    at,
+                    "names starting with `dyn_` are reserved for the code dyngc generates",
+                )
+                .with_hint("choose another name");
+                self.error(d);
+            }
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The stage graph: components, cycle rules, recursion counters, the spawn-depth bound.
+
+use super::body::Bodies;
+use super::decls::StageSig;
+use super::Checker;
+use crate::{Edge, EdgeKind, Entry, RecursionStep};
+use dyngc_syntax::codes::*;
+use dyngc_syntax::Diagnostic;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::VecDeque;
+
+/// Largest `@max_depth` bound accepted.
+pub(crate) const MAX_DEPTH_LIMIT: u32 = 64;
+
+pub(super) struct GraphInfo {
+    pub scc: Vec<usize>,
+    pub recursion: Vec<Option<(usize, u32)>>,
+    pub steps: Vec<RecursionStep>,
+    pub max_spawn_depth: u32,
+}
+
+/// Component of every node and the components' members, in petgraph's Tarjan order (reverse
+/// topological: a component comes after every component it has edges into).
+fn components(n: usize, edges: impl Iterator<Item = (usize, usize)>) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let mut g = DiGraph::<(), ()>::with_capacity(n, 0);
+    for _ in 0..n {
+        g.add_node(());
+    }
+    for (a, b) in edges {
+        g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+    }
+    let mut comp = vec![0; n];
+    let comps: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&g)
+        .into_iter()
+        .map(|c| {
+            let mut m: Vec<usize> = c.into_iter().map(|v| v.index()).collect();
+            m.sort_unstable();
+            m
+        })
+        .collect();
+    for (c, members) in comps.iter().enumerate() {
+        for &v in members {
+            comp[v] = c;
+        }
+    }
+    (comp, comps)
+}
+
+/// A cycle made of `allowed` edges that contains at least one `must` edge, as edge indices in
+/// order, starting with the lowest-numbered such `must` edge.
+fn find_cycle(n: usize, edges: &[Edge], allowed: &dyn Fn(usize) -> bool, must: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
+    let ks: Vec<usize> = (0..edges.len()).filter(|&k| allowed(k)).collect();
+    let (comp, _) = components(n, ks.iter().map(|&k| (edges[k].from, edges[k].to)));
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &k in &ks {
+        adj[edges[k].from].push(k);
+    }
+    let start = ks.iter().copied().find(|&k| must(k) && comp[edges[k].from] == comp[edges[k].to])?;
+    let (from, to) = (edges[start].from, edges[start].to);
+    if from == to {
+        return Some(vec![start]);
+    }
+    // Shortest way back from `to` to `from`.
+    let mut prev: Vec<Option<usize>> = vec![None; n];
+    let mut seen = vec![false; n];
+    let mut queue = VecDeque::from([to]);
+    seen[to] = true;
+    while let Some(u) = queue.pop_front() {
+        if u == from {
+            break;
+        }
+        for &k in &adj[u] {
+            let v = edges[k].to;
+            if !seen[v] && comp[v] == comp[from] {
+                seen[v] = true;
+                prev[v] = Some(k);
+                queue.push_back(v);
+            }
+        }
+    }
+    let mut path = Vec::new();
+    let mut v = from;
+    while v != to {
+        let k = prev[v]?;
+        path.push(k);
+        v = edges[k].from;
+    }
+    path.reverse();
+    let mut cycle = vec![start];
+    cycle.extend(path);
+    Some(cycle)
+}
+
+/// Longest path over the components of a graph: each component costs `cost(members)`, edges
+/// between components add their weight, edges inside a component add nothing.
+fn longest(n: usize, edges: &[(usize, usize, u64)], cost: &mut dyn FnMut(&[usize]) -> u64) -> u64 {
+    let (comp, comps) = components(n, edges.iter().map(|&(a, b, _)| (a, b)));
+    let mut out: Vec<Vec<(usize, u64)>> = vec![Vec::new(); comps.len()];
+    for &(a, b, w) in edges {
+        if comp[a] != comp[b] {
+            out[comp[a]].push((comp[b], w));
+        }
+    }
+    let mut dist = vec![0u64; comps.len()];
+    // Tarjan order: every successor component is finished before its predecessors.
+    for (c, members) in comps.iter().enumerate() {
+        let best = out[c].iter().map(|&(d, w)| w.saturating_add(dist[d])).max().unwrap_or(0);
+        dist[c] = cost(members).saturating_add(best);
+    }
+    dist.into_iter().max().unwrap_or(0)
+}
+
+fn verb(kind: EdgeKind) -> &'static str {
+    match kind {
+        EdgeKind::Spawn | EdgeKind::Keyed => "spawns",
+        EdgeKind::FanOut => "fans out into",
+        EdgeKind::Become => "becomes",
+    }
+}
+
+impl<'a> Checker<'a> {
+    fn stage_name(&self, i: usize) -> &'a str {
+        &self.stages[i].name.name
+    }
+
+    /// naga-style rendering of a cycle: the first site primary, every other one secondary.
+    fn cycle_diagnostic(&self, code: &'static str, message: String, cycle: &[usize], edges: &[Edge]) -> Diagnostic {
+        let first = &edges[cycle[0]];
+        let (a, b) = (self.stage_name(first.from), self.stage_name(first.to));
+        let label = if cycle.len() == 1 {
+            format!("`{a}` {} itself here, closing the cycle", verb(first.kind))
+        } else {
+            format!("`{a}` {} `{b}` here", verb(first.kind))
+        };
+        let mut d = Diagnostic::error(code, message, first.span.clone(), label);
+        for (i, &k) in cycle.iter().enumerate().skip(1) {
+            let e = &edges[k];
+            let to = self.stage_name(e.to);
+            let label = if i + 1 == cycle.len() {
+                format!("...which {} `{to}` again, closing the cycle", verb(e.kind))
+            } else {
+                format!("...which {} `{to}`", verb(e.kind))
+            };
+            d = d.with_label(e.span.clone(), label);
+        }
+        let mut path: Vec<&str> = cycle.iter().map(|&k| self.stage_name(edges[k].from)).collect();
+        path.push(a);
+        d.with_note(format!("cycle: {}", path.join(" -> ")))
+    }
+
+    pub(super) fn check_graph(&mut self, sigs: &[StageSig], bodies: &Bodies, entry: Option<&Entry>) -> GraphInfo {
+        let n = self.stages.len();
+        let edges = &bodies.edges;
+        let (scc, comps) = components(n, edges.iter().map(|e| (e.from, e.to)));
+        let mut recursion: Vec<Option<(usize, u32)>> = vec![None; n];
+        let mut spawn_cyclic = vec![false; comps.len()];
+        let is_spawn = |k: usize| matches!(edges[k].kind, EdgeKind::Spawn | EdgeKind::FanOut);
+
+        for (c, members) in comps.iter().enumerate() {
+            let internal = |k: usize| scc[edges[k].from] == c && scc[edges[k].to] == c;
+            let cyclic = members.len() > 1 || (0..edges.len()).any(internal);
+            if !cyclic {
+                continue;
+            }
+            let eprime = |k: usize| internal(k) && edges[k].kind != EdgeKind::Keyed;
+
+            // Rule 2: a loop of unconditional `become`s never ends.
+            let tail = |k: usize| eprime(k) && edges[k].kind == EdgeKind::Become && !edges[k].conditional;
+            if let Some(cycle) = find_cycle(n, edges, &tail, &|_| true) {
+                let d = self
+                    .cycle_diagnostic(DYN0301, "tail loop without an exit condition".into(), &cycle, edges)
+                    .with_note("every `become` in this loop runs unconditionally, so the loop can never end")
+                    .with_hint("put the `become` under an `if` (or after a conditional `return`) so the loop can end");
+                self.error(d);
+            }
+
+            // Rule 3: recursion through spawns needs exactly one `@max_depth` stage.
+            let Some(cycle) = find_cycle(n, edges, &eprime, &is_spawn) else { continue };
+            spawn_cyclic[c] = true;
+            let mut annotated: Vec<usize> = members.iter().copied().filter(|&m| sigs[m].max_depth.is_some()).collect();
+            annotated.sort_by_key(|&m| sigs[m].max_depth.as_ref().map_or(0, |(_, s)| s.start));
+            match annotated.as_slice() {
+                [] => {
+                    let d = self
+                        .cycle_diagnostic(DYN0300, "undeclared cycle: these stages can spawn each other without bound".into(), &cycle, edges)
+                        .with_hint("declare how it ends: add `@max_depth(N)` to one of its stages, make one of its spawns target a `@keyed` stage, or (for a loop of `become`s) put the `become` under a condition");
+                    self.error(d);
+                }
+                [a] => {
+                    let a = *a;
+                    let Some((depth, span)) = sigs[a].max_depth.clone() else { continue };
+                    let mut ok = true;
+                    if depth == 0 {
+                        ok = false;
+                        let d = Diagnostic::error(
+                            DYN0303,
+                            "`@max_depth(0)` on a recursive stage",
+                            span.clone(),
+                            "a bound of 0 forbids the recursion this cycle makes",
+                        )
+                        .with_hint("give the deepest recursion the graph may reach, at least 1");
+                        self.error(d);
+                    } else if depth > MAX_DEPTH_LIMIT {
+                        ok = false;
+                        let d = Diagnostic::error(
+                            DYN0303,
+                            format!("`@max_depth({depth})` is above the limit of {MAX_DEPTH_LIMIT}"),
+                            span.clone(),
+                            "bound too large",
+                        )
+                        .with_note("the serial fallback reserves stack for the deepest chain of spawns, which grows with the bound")
+                        .with_hint(format!("use at most `@max_depth({MAX_DEPTH_LIMIT})`, or turn the recursion into a worklist through a `@keyed` stage"));
+                        self.error(d);
+                    }
+                    let avoiding = |k: usize| eprime(k) && edges[k].to != a;
+                    if let Some(cycle) = find_cycle(n, edges, &avoiding, &is_spawn) {
+                        ok = false;
+                        let name = self.stage_name(a);
+                        let d = self
+                            .cycle_diagnostic(DYN0300, format!("undeclared cycle: it never passes through `{name}`"), &cycle, edges)
+                            .with_label(span.clone(), format!("the bound is on `{name}`"))
+                            .with_note(format!("this cycle avoids `{name}`, the stage with `@max_depth`, so its bound never counts this recursion"))
+                            .with_hint("put `@max_depth` on a stage that every recursive cycle passes through, or break this cycle with a `@keyed` stage");
+                        self.error(d);
+                    }
+                    if ok {
+                        for &m in members {
+                            recursion[m] = Some((a, depth));
+                        }
+                    }
+                }
+                [first, rest @ ..] => {
+                    let span_of = |m: usize| sigs[m].max_depth.as_ref().map_or(0..0, |(_, s)| s.clone());
+                    let mut d = Diagnostic::error(
+                        DYN0303,
+                        "more than one `@max_depth` in one recursive component",
+                        span_of(rest[0]),
+                        format!("second bound, on `{}`", self.stage_name(rest[0])),
+                    )
+                    .with_label(span_of(*first), format!("first bound, on `{}`", self.stage_name(*first)));
+                    for &m in &rest[1..] {
+                        d = d.with_label(span_of(m), format!("another bound, on `{}`", self.stage_name(m)));
+                    }
+                    let d = d
+                        .with_note("the recursion counter increments on edges into the one stage that carries the bound")
+                        .with_hint("keep `@max_depth` on a single stage of the cycle");
+                    self.error(d);
+                }
+            }
+        }
+
+        // Rule 4: a bound on a stage nothing recurses through.
+        for (i, sig) in sigs.iter().enumerate() {
+            if let Some((_, span)) = &sig.max_depth {
+                if !spawn_cyclic[scc[i]] {
+                    let name = self.stage_name(i);
+                    let d = Diagnostic::error(
+                        DYN0303,
+                        format!("`@max_depth` on `{name}`, which does not recurse"),
+                        span.clone(),
+                        format!("nothing recurses through `{name}`"),
+                    )
+                    .with_note("`@max_depth` bounds a cycle of spawns; this stage is on none (cycles through a `@keyed` stage or of `become`s need no bound)")
+                    .with_hint("remove the attribute");
+                    self.error(d);
+                }
+            }
+        }
+
+        let steps: Vec<RecursionStep> = edges
+            .iter()
+            .map(|e| {
+                if e.kind == EdgeKind::Keyed || scc[e.from] != scc[e.to] {
+                    RecursionStep::Reset
+                } else if recursion[e.from].is_some_and(|(a, _)| a == e.to) {
+                    RecursionStep::Increment
+                } else {
+                    RecursionStep::Keep
+                }
+            })
+            .collect();
+
+        // Unreachable stages.
+        if let Some(entry) = entry {
+            let mut seen = vec![false; n];
+            let mut queue = VecDeque::from([entry.stage]);
+            if entry.stage < n {
+                seen[entry.stage] = true;
+            }
+            while let Some(u) = queue.pop_front() {
+                for e in edges.iter().filter(|e| e.from == u) {
+                    if !seen[e.to] {
+                        seen[e.to] = true;
+                        queue.push_back(e.to);
+                    }
+                }
+            }
+            for (i, reached) in seen.iter().enumerate() {
+                if !reached {
+                    let st = self.stages[i];
+                    let d = Diagnostic::warning(
+                        DYN0302,
+                        format!("stage `{}` is never run", st.name.name),
+                        st.name.span.clone(),
+                        format!("not reachable from the entry stage `{}`", self.stage_name(entry.stage)),
+                    )
+                    .with_hint("spawn it from a reachable stage, or remove it");
+                    self.diags.push(d);
+                }
+            }
+        }
+
+        // Bound on nested non-keyed spawns: Spawn/FanOut weigh 1, Become 0, Keyed edges start
+        // new chains (every stage is a possible start).
+        let g_edges: Vec<(usize, usize, u64)> = edges
+            .iter()
+            .filter(|e| e.kind != EdgeKind::Keyed)
+            .map(|e| (e.from, e.to, u64::from(e.kind != EdgeKind::Become)))
+            .collect();
+        let mut cost = |members: &[usize]| -> u64 {
+            let mut local = vec![None; n];
+            for (li, &m) in members.iter().enumerate() {
+                local[m] = Some(li);
+            }
+            let inside = |a: usize, b: usize| local[a].is_some() && local[b].is_some();
+            if !g_edges.iter().any(|&(a, b, w)| w == 1 && inside(a, b)) {
+                return 0; // acyclic, or a loop of `become`s: nothing nests inside
+            }
+            let Some((anchor, depth)) = members.iter().find_map(|&m| recursion[m]) else {
+                return 0; // an error was reported
+            };
+            let dag: Vec<(usize, usize, u64)> = g_edges
+                .iter()
+                .filter(|&&(a, b, _)| inside(a, b) && b != anchor)
+                .filter_map(|&(a, b, w)| Some((local[a]?, local[b]?, w)))
+                .collect();
+            let l = longest(members.len(), &dag, &mut |_| 0);
+            (u64::from(depth) + 1).saturating_mul(l.saturating_add(1))
+        };
+        let depth = longest(n, &g_edges, &mut cost);
+        let max_spawn_depth = u32::try_from(depth.saturating_add(1)).unwrap_or(u32::MAX);
+
+        GraphInfo { scc, recursion, steps, max_spawn_depth }
+    }
+}

@@ -1,0 +1,103 @@
+//! Name helpers: reserved names and "did you mean" suggestions.
+
+/// Why `name` cannot be used for a user declaration, if it cannot.
+pub(super) fn reserved(name: &str) -> Option<String> {
+    if name.starts_with("dyn_") {
+        return Some("names starting with `dyn_` are reserved for the code dyngc generates".into());
+    }
+    if naga::keywords::wgsl::RESERVED.contains(&name) {
+        return Some(format!("`{name}` is a WGSL keyword or reserved word"));
+    }
+    if is_builtin_type(name) {
+        return Some(format!("`{name}` is a WGSL type name"));
+    }
+    None
+}
+
+/// WGSL's predeclared type names and type generators, shorthands included.
+pub(super) fn is_builtin_type(name: &str) -> bool {
+    const TYPES: &[&str] = &[
+        "bool",
+        "i32",
+        "u32",
+        "f32",
+        "f16",
+        "array",
+        "atomic",
+        "vec2",
+        "vec3",
+        "vec4",
+        "ptr",
+        "sampler",
+        "sampler_comparison",
+    ];
+    if TYPES.contains(&name) || name.starts_with("texture_") {
+        return true;
+    }
+    let b = name.as_bytes();
+    // vec2i, vec3f, vec4h, vec2u
+    if b.len() == 5 && name.starts_with("vec") && (b'2'..=b'4').contains(&b[3]) && b"iufh".contains(&b[4]) {
+        return true;
+    }
+    // mat2x3, mat4x4f, mat3x2h
+    if (b.len() == 6 || b.len() == 7)
+        && name.starts_with("mat")
+        && (b'2'..=b'4').contains(&b[3])
+        && b[4] == b'x'
+        && (b'2'..=b'4').contains(&b[5])
+    {
+        return b.len() == 6 || b"fh".contains(&b[6]);
+    }
+    false
+}
+
+/// Levenshtein distance over chars.
+pub(super) fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The candidate closest to `name`, if one is close enough to be a plausible typo.
+pub(super) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    let mut best: Option<(usize, &'a str)> = None;
+    for c in candidates {
+        if c == name {
+            continue;
+        }
+        let d = distance(name, c);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(closest("nod", ["node", "child", "root"]), Some("node"));
+        assert_eq!(closest("xyz", ["node", "child"]), None);
+        assert!(reserved("dyn_x").is_some());
+        assert!(reserved("loop").is_some());
+        assert!(reserved("vec3f").is_some());
+        assert!(reserved("mat4x4").is_some());
+        assert!(reserved("node").is_none());
+        assert!(reserved("matrix").is_none());
+    }
+}

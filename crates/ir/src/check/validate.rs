@@ -1,0 +1,254 @@
+//! naga validation of every body, in the WGSL context the code generator emits.
+
+use super::body::collect_sites;
+use crate::wgsl::{user_module, ModuleText};
+use crate::{EdgeKind, Program};
+use dyngc_syntax::ast::{self, Span};
+use dyngc_syntax::codes::*;
+use dyngc_syntax::Diagnostic;
+use std::ops::Range;
+
+/// The site stub for edge `k`: same parameters as the real site function, empty body.
+fn site_stub(program: &Program, k: usize) -> String {
+    let e = &program.edges[k];
+    let mut params = Vec::new();
+    if let Some((_, ty)) = program.stages.get(e.to).and_then(|s| s.payload.as_ref()) {
+        params.push(format!("p: {}", ty.wgsl(&program.structs)));
+    }
+    if e.kind == EdgeKind::FanOut {
+        params.push("n: u32".to_string());
+    }
+    format!("fn dyn_site_{k}({}) {{}}", params.join(", "))
+}
+
+/// True if every span the emitter copies is a valid, ordered range of the source (a tree
+/// built by hand might not be; copying must never panic).
+fn spans_ok(p: &Program) -> bool {
+    let src = p.source.as_str();
+    let ok = |s: &Span| s.start <= s.end && src.get(s.clone()).is_some();
+    if !p.helpers.iter().all(ok) {
+        return false;
+    }
+    for stage in &p.stages {
+        let body = &stage.body.span;
+        if !ok(body) {
+            return false;
+        }
+        let mut sites = Vec::new();
+        collect_sites(src, &stage.body.stmts, false, None, 1, &mut sites);
+        if sites.len() != stage.sites.len() {
+            return false;
+        }
+        let mut cursor = body.start;
+        for (site, &k) in sites.iter().zip(&stage.sites) {
+            let s = &site.spawn.span;
+            let e = &p.edges[k];
+            if !ok(s) || s.start < cursor || s.end > body.end || e.span != *s {
+                return false;
+            }
+            if !e.payload.iter().chain(&e.count).all(ok) {
+                return false;
+            }
+            cursor = s.end;
+        }
+    }
+    p.entry.until.as_ref().is_none_or(|u| ok(&u.span))
+}
+
+/// Validates the program's module; returns its diagnostics (empty when valid).
+pub(super) fn validate(
+    program: &Program,
+    until: Option<&ast::Block>,
+    stages: &[&ast::Stage],
+    helpers: &[&ast::WgslItem],
+) -> Vec<Diagnostic> {
+    if !spans_ok(program) {
+        return vec![Diagnostic::error(
+            DYN0400,
+            "the syntax tree does not match its source text",
+            0..0,
+            "spans out of range or out of order",
+        )
+        .with_note("this is a bug in whatever built the syntax tree")];
+    }
+    let mut out = ModuleText::default();
+    user_module(program, &mut out, &|k| site_stub(program, k));
+    if let Some(u) = until {
+        out.push("fn dyn_until() -> bool ");
+        out.copy(&program.source, u.span.clone());
+        out.push("\n\n");
+    }
+    out.push("@compute @workgroup_size(1)\nfn dyn_check_main() {}\n");
+    let m = Mapper { out: &out, program, stages, helpers };
+    let module = match naga::front::wgsl::parse_str(&out.text) {
+        Ok(module) => module,
+        Err(e) => return vec![m.parse_error(&e)],
+    };
+    let mut validator =
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default());
+    match validator.validate(&module) {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![m.validation_error(&e, &module)],
+    }
+}
+
+struct Mapper<'a> {
+    out: &'a ModuleText,
+    program: &'a Program,
+    stages: &'a [&'a ast::Stage],
+    helpers: &'a [&'a ast::WgslItem],
+}
+
+impl Mapper<'_> {
+    fn map(&self, r: Range<usize>) -> Option<Span> {
+        if r.start > self.out.text.len() {
+            return None;
+        }
+        self.out.map.to_source(r)
+    }
+
+    /// Where to point when naga's span lies in generated text: the stage (or helper, or the
+    /// entry) whose copied text comes next.
+    fn fallback(&self, generated: Option<Range<usize>>) -> (Span, String) {
+        let start = generated.map_or(self.out.text.len(), |r| r.start);
+        let pos = (start..self.out.text.len()).find_map(|o| self.map(o..o + 1)).map(|s| s.start);
+        if let Some(pos) = pos {
+            if let Some(st) = self.stages.iter().find(|s| s.span.contains(&pos)) {
+                return (st.name.span.clone(), format!("in stage `{}`", st.name.name));
+            }
+            if let Some(h) = self.helpers.iter().find(|h| h.span.contains(&pos)) {
+                return (h.name.span.clone(), format!("in `{}`", h.name.name));
+            }
+            if self.program.entry.span.contains(&pos) {
+                return (self.program.entry.span.clone(), "in the `until` block".into());
+            }
+        }
+        (0..0, "in code generated for this file".into())
+    }
+
+    /// The spawn site whose payload contains `span`, if any.
+    fn payload_site(&self, span: &Span) -> Option<usize> {
+        self.program
+            .edges
+            .iter()
+            .position(|e| e.payload.as_ref().is_some_and(|p| p.start <= span.start && span.end <= p.end))
+    }
+
+    fn payload_diagnostic(&self, k: usize, span: Span, label: String, naga_message: &str) -> Diagnostic {
+        let e = &self.program.edges[k];
+        let target = &self.program.stages[e.to];
+        let ty = target.payload.as_ref().map_or("no payload".to_string(), |(_, t)| format!("`{}`", t.wgsl(&self.program.structs)));
+        Diagnostic::error(DYN0200, format!("payload mismatch: `{}` takes {ty}", target.name), span, label)
+            .with_note(format!("naga: {naga_message}"))
+    }
+
+    fn parse_error(&self, e: &naga::front::wgsl::ParseError) -> Diagnostic {
+        let labels: Vec<(Option<Range<usize>>, String)> =
+            e.labels().map(|(s, l)| (s.to_range(), l.to_string())).collect();
+        let mapped: Vec<(Span, String)> =
+            labels.iter().filter_map(|(r, l)| Some((self.map(r.clone()?)?, l.clone()))).collect();
+        let message = e.message().to_string();
+        let mut d = match mapped.first() {
+            Some((span, label)) => {
+                let label = if label.is_empty() { message.clone() } else { label.clone() };
+                match self.payload_site(span) {
+                    Some(k) => self.payload_diagnostic(k, span.clone(), label, &message),
+                    None => Diagnostic::error(DYN0400, message.clone(), span.clone(), label),
+                }
+            }
+            None => {
+                let (span, label) = self.fallback(labels.first().and_then(|(r, _)| r.clone()));
+                Diagnostic::error(DYN0400, message.clone(), span, label)
+            }
+        };
+        for (span, label) in mapped.iter().skip(1) {
+            d = d.with_label(span.clone(), label.clone());
+        }
+        for note in e.notes() {
+            d = d.with_note(note.to_string());
+        }
+        d
+    }
+
+    fn validation_error(
+        &self,
+        e: &naga::WithSpan<naga::valid::ValidationError>,
+        module: &naga::Module,
+    ) -> Diagnostic {
+        let inner = e.as_inner();
+        let mut chain = vec![inner.to_string()];
+        let mut cur: &dyn std::error::Error = inner;
+        while let Some(next) = cur.source() {
+            chain.push(next.to_string());
+            cur = next;
+        }
+        let message = chain.last().cloned().unwrap_or_default();
+        let spans: Vec<(Range<usize>, String)> =
+            e.spans().filter_map(|(s, l)| Some((s.to_range()?, l.clone()))).collect();
+        let label_text = |l: &str| if l.is_empty() || l.starts_with("naga::") { message.clone() } else { l.to_string() };
+        // The most specific span naga gives is the last one.
+        let mut mapped: Vec<(Span, String)> =
+            spans.iter().rev().filter_map(|(r, l)| Some((self.map(r.clone())?, label_text(l)))).collect();
+        mapped.dedup_by(|a, b| a.0 == b.0);
+        let mut d = match mapped.first() {
+            Some((span, label)) => match self.payload_site(span) {
+                Some(k) => {
+                    let label = type_mismatch(inner, module).unwrap_or_else(|| label.clone());
+                    self.payload_diagnostic(k, span.clone(), label, &message)
+                }
+                None => Diagnostic::error(DYN0401, message.clone(), span.clone(), label.clone()),
+            },
+            None => {
+                let (span, label) = match (spans.first(), inner) {
+                    (Some((r, _)), _) => self.fallback(Some(r.clone())),
+                    (None, naga::valid::ValidationError::Function { name, .. }) => self.function_location(name),
+                    (None, _) => self.fallback(None),
+                };
+                Diagnostic::error(DYN0401, message.clone(), span, label)
+            }
+        };
+        for (span, label) in mapped.iter().skip(1) {
+            d = d.with_label(span.clone(), label.clone());
+        }
+        if chain.len() > 1 {
+            d = d.with_note(format!("naga: {}", chain.join(": ")));
+        }
+        d
+    }
+
+    fn function_location(&self, name: &str) -> (Span, String) {
+        if let Some(stage) = name.strip_prefix("dyn_stage_") {
+            if let Some(st) = self.stages.iter().find(|s| s.name.name == stage) {
+                return (st.name.span.clone(), format!("in stage `{stage}`"));
+            }
+        }
+        if let Some(h) = self.helpers.iter().find(|h| h.name.name == name) {
+            return (h.name.span.clone(), format!("in `{name}`"));
+        }
+        if name == "dyn_until" {
+            return (self.program.entry.span.clone(), "in the `until` block".into());
+        }
+        self.fallback(None)
+    }
+}
+
+/// "expected `Node`, this is `u32`" for a call argument of the wrong type.
+fn type_mismatch(e: &naga::valid::ValidationError, module: &naga::Module) -> Option<String> {
+    use naga::common::wgsl::TypeContext;
+    use naga::valid::{CallError, FunctionError, ValidationError};
+    let ValidationError::Function {
+        handle,
+        source: FunctionError::InvalidCall { error: CallError::ArgumentType { required, seen_expression, .. }, .. },
+        ..
+    } = e
+    else {
+        return None;
+    };
+    let f = module.functions.try_get(*handle).ok()?;
+    let ctx = naga::proc::ResolveContext::with_locals(module, &f.local_variables, &f.arguments);
+    let mut typifier = naga::front::Typifier::new();
+    typifier.grow(*seen_expression, &f.expressions, &ctx).ok()?;
+    let seen = module.types.type_resolution_to_string(&typifier[*seen_expression]);
+    let expected = module.types.type_to_string(*required);
+    Some(format!("expected `{expected}`, this is `{seen}`"))
+}

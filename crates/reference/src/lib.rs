@@ -1,0 +1,194 @@
+//! Plain CPU implementations of the shipped examples, written from their specifications (not
+//! from the `.dyn` files or the executor), plus deterministic input generators. GPU tests compare
+//! the megakernel's outputs against these.
+
+/// `examples/triangle.dyn`: `sums[i] = n[i] * (n[i] + 1) / 2` modulo 2^32.
+pub fn triangle(n: &[u32]) -> Vec<u32> {
+    n.iter().map(|&v| ((v as u64 * (v as u64 + 1) / 2) % (1 << 32)) as u32).collect()
+}
+
+/// `examples/collatz.dyn`: steps until the value reaches 1 (x >= 1), with wrapping `3x + 1`
+/// as the u32 kernel computes it.
+pub fn collatz(x: &[u32]) -> Vec<u32> {
+    x.iter()
+        .map(|&v| {
+            let (mut v, mut steps) = (v, 0u32);
+            while v > 1 {
+                v = if v % 2 == 0 { v / 2 } else { v.wrapping_mul(3).wrapping_add(1) };
+                steps += 1;
+            }
+            steps
+        })
+        .collect()
+}
+
+/// The u32 PCG hash used by `examples/tree.dyn`.
+pub fn pcg(x: u32) -> u32 {
+    let s = x.wrapping_mul(747796405).wrapping_add(2891336453);
+    let w = ((s >> ((s >> 28) + 4)) ^ s).wrapping_mul(277803737);
+    (w >> 22) ^ w
+}
+
+/// `examples/tree.dyn`: nodes per depth (25 entries) of the implicit random tree.
+pub fn tree(seed: u32, max_depth: u32, max_children: u32) -> Vec<u32> {
+    let mut per_depth = vec![0u32; 25];
+    // Explicit stack: the tree can be millions of nodes deep in total but only 25 levels.
+    let mut stack = vec![(0u32, 0u32)];
+    while let Some((id, depth)) = stack.pop() {
+        per_depth[depth as usize] = per_depth[depth as usize].wrapping_add(1);
+        if depth < max_depth {
+            let c = pcg(id ^ seed) % max_children.wrapping_add(1);
+            for j in 0..c {
+                stack.push((pcg(id.wrapping_add(j).wrapping_add(1)), depth + 1));
+            }
+        }
+    }
+    per_depth
+}
+
+/// Number of nodes `tree` visits, for sizing benchmarks and tests.
+pub fn tree_nodes(seed: u32, max_depth: u32, max_children: u32) -> u64 {
+    tree(seed, max_depth, max_children).iter().map(|&c| c as u64).sum()
+}
+
+/// `examples/bfs.dyn`: hop distances from `source` over a CSR graph, `u32::MAX` where unreachable.
+pub fn bfs(row_ptr: &[u32], col_idx: &[u32], source: u32) -> Vec<u32> {
+    let v = row_ptr.len() - 1;
+    let mut dist = vec![u32::MAX; v];
+    let mut frontier = vec![source];
+    dist[source as usize] = 0;
+    let mut level = 0;
+    while !frontier.is_empty() {
+        level += 1;
+        let mut next = Vec::new();
+        for &u in &frontier {
+            for &w in &col_idx[row_ptr[u as usize] as usize..row_ptr[u as usize + 1] as usize] {
+                if dist[w as usize] == u32::MAX {
+                    dist[w as usize] = level;
+                    next.push(w);
+                }
+            }
+        }
+        frontier = next;
+    }
+    dist
+}
+
+/// A small deterministic generator (SplitMix64), so inputs need no extra crate and are the same
+/// on every machine.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..bound` (bound > 0).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.next_u64() % bound
+    }
+}
+
+/// A CSR graph: `row_ptr` (V + 1 offsets) and `col_idx` (E neighbours).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Csr {
+    pub row_ptr: Vec<u32>,
+    pub col_idx: Vec<u32>,
+}
+
+impl Csr {
+    /// Builds a CSR from directed edges (sorted by source, then target; duplicates kept).
+    pub fn from_edges(vertices: usize, mut edges: Vec<(u32, u32)>) -> Csr {
+        edges.sort_unstable();
+        let mut row_ptr = vec![0u32; vertices + 1];
+        for &(u, _) in &edges {
+            row_ptr[u as usize + 1] += 1;
+        }
+        for i in 0..vertices {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        Csr { row_ptr, col_idx: edges.into_iter().map(|(_, v)| v).collect() }
+    }
+
+    /// A random graph with `vertices` vertices and about `edges` undirected edges (both
+    /// directions stored).
+    pub fn random(vertices: usize, edges: usize, seed: u64) -> Csr {
+        let mut rng = Rng::new(seed);
+        let mut list = Vec::with_capacity(2 * edges);
+        for _ in 0..edges {
+            let u = rng.below(vertices as u64) as u32;
+            let v = rng.below(vertices as u64) as u32;
+            list.push((u, v));
+            list.push((v, u));
+        }
+        Csr::from_edges(vertices, list)
+    }
+
+    /// A path 0 - 1 - ... - (n - 1), both directions.
+    pub fn path(n: usize) -> Csr {
+        let mut list = Vec::new();
+        for i in 1..n as u32 {
+            list.push((i - 1, i));
+            list.push((i, i - 1));
+        }
+        Csr::from_edges(n, list)
+    }
+
+    /// A star: vertex 0 joined to every other vertex, both directions.
+    pub fn star(n: usize) -> Csr {
+        let mut list = Vec::new();
+        for i in 1..n as u32 {
+            list.push((0, i));
+            list.push((i, 0));
+        }
+        Csr::from_edges(n, list)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_matches_the_loop() {
+        let n = [0, 1, 2, 10, 100_000, 92_682, 92_683];
+        let by_loop: Vec<u32> = n.iter().map(|&v| (1..=v).fold(0u32, |s, k| s.wrapping_add(k))).collect();
+        assert_eq!(triangle(&n), by_loop);
+        assert_eq!(triangle(&[u32::MAX])[0], ((u32::MAX as u64 * (u32::MAX as u64 + 1) / 2) & 0xFFFF_FFFF) as u32);
+    }
+
+    #[test]
+    fn collatz_known_values() {
+        assert_eq!(collatz(&[1, 2, 3, 6, 7, 27]), vec![0, 1, 7, 8, 16, 111]);
+    }
+
+    #[test]
+    fn tree_root_only_without_depth() {
+        assert_eq!(tree(7, 0, 5)[0], 1);
+        assert_eq!(tree_nodes(7, 0, 5), 1);
+        // Some seed among the first few grows a tree below the root, and no level can hold more
+        // nodes than max_children times the level above.
+        let t = (0..16).map(|seed| tree(seed, 24, 3)).find(|t| t[1] > 0).expect("a growing tree");
+        for d in 1..25 {
+            assert!(t[d] as u64 <= 3 * t[d - 1] as u64);
+        }
+    }
+
+    #[test]
+    fn bfs_on_path_and_star() {
+        let p = Csr::path(5);
+        assert_eq!(bfs(&p.row_ptr, &p.col_idx, 0), vec![0, 1, 2, 3, 4]);
+        let s = Csr::star(4);
+        assert_eq!(bfs(&s.row_ptr, &s.col_idx, 2), vec![1, 2, 0, 2]);
+        let g = Csr::from_edges(3, vec![(0, 1)]);
+        assert_eq!(bfs(&g.row_ptr, &g.col_idx, 0), vec![0, 1, u32::MAX]);
+    }
+}

@@ -1,0 +1,619 @@
+//! The GPU side: pipelines from the manifest and WGSL ([`Executor`]), one run's buffers, the
+//! launch chain and its completion loop ([`Run`]).
+
+use crate::error::Error;
+use crate::plan::{DeviceLimits, InputData, Plan, RunSetup, WORD};
+use crate::stats::{HostStats, Snapshot, Stats};
+use dyngc_artifact::{Access, Manifest, Role};
+use std::future::Future;
+use std::num::NonZeroU64;
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+/// The pipelines of one artifact on one device. Create once, then [`Executor::prepare`] a
+/// [`Run`] per set of inputs.
+#[derive(Debug)]
+pub struct Executor {
+    manifest: Manifest,
+    device: wgpu::Device,
+    /// Bind group layouts by group number; `None` for unused group numbers.
+    layouts: Vec<Option<wgpu::BindGroupLayout>>,
+    init: wgpu::ComputePipeline,
+    main: wgpu::ComputePipeline,
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+/// Error scopes around a piece of work; popped in reverse order by [`Scopes::finish`].
+struct Scopes {
+    internal: wgpu::ErrorScopeGuard,
+    oom: wgpu::ErrorScopeGuard,
+    validation: wgpu::ErrorScopeGuard,
+}
+
+impl Scopes {
+    fn push(device: &wgpu::Device) -> Scopes {
+        let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
+        Scopes { internal, oom, validation }
+    }
+
+    fn finish(self, during: &'static str) -> Result<(), Error> {
+        let internal = block_on(self.internal.pop());
+        let oom = block_on(self.oom.pop());
+        let validation = block_on(self.validation.pop());
+        if let Some(e) = validation.or(internal) {
+            return Err(Error::Gpu { during, message: describe(&e) });
+        }
+        if let Some(e) = oom {
+            return Err(Error::OutOfMemory { during, message: describe(&e) });
+        }
+        Ok(())
+    }
+}
+
+fn describe(e: &wgpu::Error) -> String {
+    match e {
+        wgpu::Error::Validation { description, .. } => description.trim().to_string(),
+        other => other.to_string().trim().to_string(),
+    }
+}
+
+/// Drives a future that the native backends complete without help from an event loop (error
+/// scopes). Not for use in a browser.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+impl Executor {
+    /// Compiles `wgsl` and builds the bind group layouts (from `manifest.bindings`) and the two
+    /// compute pipelines (`manifest.entry_points`). WebGPU errors come back as [`Error::Gpu`].
+    ///
+    /// Installs a device-lost callback on `device` (replacing any other) so that runs report a
+    /// lost device instead of waiting forever.
+    pub fn new(device: &wgpu::Device, manifest: &Manifest, wgsl: &str) -> Result<Executor, Error> {
+        crate::plan::validate(manifest)?;
+        let limits = device.limits();
+        let groups = manifest.bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
+        if groups > limits.max_bind_groups {
+            return Err(Error::Unsupported(format!(
+                "the program uses {groups} bind groups; this device allows {}",
+                limits.max_bind_groups
+            )));
+        }
+        let storage = manifest.bindings.iter().filter(|b| b.access != Access::Uniform).count() as u32;
+        if storage > limits.max_storage_buffers_per_shader_stage {
+            return Err(Error::Unsupported(format!(
+                "the program binds {storage} storage buffers; this device allows {} per shader stage",
+                limits.max_storage_buffers_per_shader_stage
+            )));
+        }
+
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut l) = flag.lock() {
+                *l = Some(format!("{message} ({reason:?})"));
+            }
+        });
+
+        let scopes = Scopes::push(device);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&manifest.wgsl),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let layouts: Vec<Option<wgpu::BindGroupLayout>> = (0..groups)
+            .map(|g| {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = manifest
+                    .bindings
+                    .iter()
+                    .filter(|b| b.group == g)
+                    .map(|b| wgpu::BindGroupLayoutEntry {
+                        binding: b.binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: match b.access {
+                                Access::Read => wgpu::BufferBindingType::Storage { read_only: true },
+                                Access::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                                Access::Uniform => wgpu::BufferBindingType::Uniform,
+                            },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                (!entries.is_empty()).then(|| {
+                    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some(&format!("{} group {g}", manifest.name)),
+                        entries: &entries,
+                    })
+                })
+            })
+            .collect();
+        let refs: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(|l| l.as_ref()).collect();
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(&manifest.name),
+            bind_group_layouts: &refs,
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let init = pipeline(&manifest.entry_points.init);
+        let main = pipeline(&manifest.entry_points.main);
+        scopes.finish("creating the pipelines")?;
+        if let Some(why) = lost.lock().ok().and_then(|l| l.clone()) {
+            return Err(Error::DeviceLost(why));
+        }
+        Ok(Executor { manifest: manifest.clone(), device: device.clone(), layouts, init, main, lost })
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The plan [`Executor::prepare`] would use, within this device's limits.
+    pub fn plan(&self, setup: &RunSetup<'_>) -> Result<Plan, Error> {
+        Plan::new(&self.manifest, setup, &DeviceLimits::from(&self.device.limits()))
+    }
+
+    /// Allocates and fills one run's buffers: inputs uploaded (or bound as given), outputs and
+    /// buffers sized by their length rules and filled, the parameter uniform written, the control
+    /// block, arena and marks sized. Nothing runs yet: see [`Run::execute`], or record it yourself
+    /// with [`Run::record_start`] and [`Run::record_continue`].
+    pub fn prepare(&self, queue: &wgpu::Queue, setup: &RunSetup<'_>) -> Result<Run<'_>, Error> {
+        let plan = self.plan(setup)?;
+        let device = &self.device;
+        let scopes = Scopes::push(device);
+        let mut buffers = Vec::with_capacity(plan.buffers.len());
+        let mut bind_sizes = Vec::with_capacity(plan.buffers.len());
+        for (b, p) in self.manifest.bindings.iter().zip(&plan.buffers) {
+            let given = setup.inputs.iter().find(|(n, _)| n == &b.name).map(|(_, d)| *d);
+            if let Some(InputData::Buffer { buffer, bytes }) = given {
+                let need = bytes.max(b.element.size as u64);
+                if buffer.size() < need || !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+                    return Err(Error::Option(format!(
+                        "the buffer given for input `{}` must have STORAGE usage and hold at least {need} bytes (it has {} bytes, usage {:?})",
+                        b.name,
+                        buffer.size(),
+                        buffer.usage()
+                    )));
+                }
+                buffers.push(buffer.clone());
+                bind_sizes.push(need);
+                continue;
+            }
+            let usage = match b.role {
+                Role::Params => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                Role::Control => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            };
+            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&b.name),
+                size: p.alloc,
+                usage,
+                mapped_at_creation: false,
+            });
+            match (b.role, given) {
+                (Role::Input, Some(InputData::Bytes(bytes))) if !bytes.is_empty() => {
+                    queue.write_buffer(&buffer, 0, bytes);
+                }
+                (Role::Params, _) => queue.write_buffer(&buffer, 0, &plan.uniform),
+                _ => {}
+            }
+            buffers.push(buffer);
+            bind_sizes.push(p.alloc);
+        }
+        let indirect = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("dyngc indirect args"),
+            size: 3 * WORD,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let control_bytes = self.manifest.executor.control.words as u64 * WORD;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("dyngc control readback"),
+            size: control_bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind_groups = self
+            .layouts
+            .iter()
+            .enumerate()
+            .map(|(g, layout)| {
+                layout.as_ref().map(|layout| {
+                    let entries: Vec<wgpu::BindGroupEntry> = self
+                        .manifest
+                        .bindings
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| b.group == g as u32)
+                        .map(|(i, b)| wgpu::BindGroupEntry {
+                            binding: b.binding,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &buffers[i],
+                                offset: 0,
+                                size: NonZeroU64::new(bind_sizes[i]),
+                            }),
+                        })
+                        .collect();
+                    device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some(&format!("{} group {g}", self.manifest.name)),
+                        layout,
+                        entries: &entries,
+                    })
+                })
+            })
+            .collect();
+        let role = |r: Role| self.manifest.bindings.iter().position(|b| b.role == r);
+        let run = Run {
+            exec: self,
+            queue: queue.clone(),
+            control: role(Role::Control).expect("validated"),
+            arena: role(Role::Arena).expect("validated"),
+            marks: role(Role::Marks),
+            plan,
+            buffers,
+            bind_groups,
+            indirect,
+            staging,
+            submissions: 0,
+            launches: 0,
+            elapsed: Duration::ZERO,
+        };
+        run.write_fills();
+        scopes.finish("allocating the run's buffers")?;
+        self.check_lost()?;
+        Ok(run)
+    }
+
+    fn check_lost(&self) -> Result<(), Error> {
+        match self.lost.lock().ok().and_then(|l| l.clone()) {
+            Some(why) => Err(Error::DeviceLost(why)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Limits of [`Run::execute`]'s completion loop.
+#[derive(Clone, Debug)]
+pub struct WaitOptions {
+    /// Wall-clock limit for the whole run (default 10 minutes).
+    pub timeout: Duration,
+    /// Most submissions before giving up (default: no limit but the timeout).
+    pub max_submissions: u64,
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        WaitOptions { timeout: Duration::from_secs(600), max_submissions: u64::MAX }
+    }
+}
+
+/// Passed to the progress callback after every submission that did not finish the run.
+#[derive(Debug)]
+pub struct Progress<'a> {
+    pub submissions: u64,
+    /// Launches recorded so far.
+    pub launches: u64,
+    pub elapsed: Duration,
+    /// Kernel statistics so far (a `launches` statistic, if the kernel keeps one, counts the
+    /// launches that actually ran).
+    pub stats: &'a Stats,
+}
+
+/// One run's buffers and bind groups, ready to record.
+#[derive(Debug)]
+pub struct Run<'e> {
+    exec: &'e Executor,
+    queue: wgpu::Queue,
+    plan: Plan,
+    /// One per manifest binding, in manifest order.
+    buffers: Vec<wgpu::Buffer>,
+    bind_groups: Vec<Option<wgpu::BindGroup>>,
+    control: usize,
+    arena: usize,
+    marks: Option<usize>,
+    indirect: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    submissions: u64,
+    launches: u64,
+    elapsed: Duration,
+}
+
+impl Run<'_> {
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The buffer bound to the named binding.
+    pub fn buffer(&self, name: &str) -> Option<&wgpu::Buffer> {
+        let i = self.exec.manifest.bindings.iter().position(|b| b.name == name)?;
+        Some(&self.buffers[i])
+    }
+
+    /// Element count of the named binding (the real count, also for empty inputs whose buffer
+    /// holds one element).
+    pub fn len(&self, name: &str) -> Option<u64> {
+        self.plan.buffer(name).map(|b| b.length)
+    }
+
+    /// Writes every output's and buffer's initial contents again (`fill`, or zero), so the run
+    /// can be started over with [`Run::record_start`].
+    pub fn reset_outputs(&self) {
+        let mut encoder = self.exec.device.create_command_encoder(&Default::default());
+        for (i, b) in self.exec.manifest.bindings.iter().enumerate() {
+            if matches!(b.role, Role::Output | Role::Buffer) && b.fill.unwrap_or(0) == 0 {
+                encoder.clear_buffer(&self.buffers[i], 0, None);
+            }
+        }
+        self.queue.submit([encoder.finish()]);
+        self.write_fills();
+    }
+
+    fn write_fills(&self) {
+        const CHUNK: u64 = 1 << 22;
+        for ((b, p), buffer) in self.exec.manifest.bindings.iter().zip(&self.plan.buffers).zip(&self.buffers) {
+            let fill = b.fill.unwrap_or(0);
+            if !matches!(b.role, Role::Output | Role::Buffer) || fill == 0 {
+                continue;
+            }
+            let pattern: Vec<u8> = fill.to_le_bytes().repeat((p.alloc.min(CHUNK) / WORD) as usize);
+            let mut offset = 0;
+            while offset < p.alloc {
+                let n = (p.alloc - offset).min(CHUNK);
+                self.queue.write_buffer(buffer, offset, &pattern[..n as usize]);
+                offset += n;
+            }
+        }
+    }
+
+    fn set_bind_groups(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for (g, bg) in self.bind_groups.iter().enumerate() {
+            if let Some(bg) = bg {
+                pass.set_bind_group(g as u32, bg, &[]);
+            }
+        }
+    }
+
+    /// Records the start of the run: clears the control block, arena and marks, dispatches
+    /// `init` with one workgroup, then one launch chain (see [`Run::record_continue`]).
+    pub fn record_start(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.buffers[self.control], 0, None);
+        encoder.clear_buffer(&self.buffers[self.arena], 0, None);
+        if let Some(m) = self.marks {
+            encoder.clear_buffer(&self.buffers[m], 0, None);
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("dyngc init"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.exec.init);
+            self.set_bind_groups(&mut pass);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        self.record_continue(encoder);
+    }
+
+    /// Records `chain_length` launches of `main`, each preceded by a copy of the three indirect
+    /// argument words from the control block into the indirect buffer.
+    pub fn record_continue(&self, encoder: &mut wgpu::CommandEncoder) {
+        let args = self.exec.manifest.executor.control.indirect_args as u64 * WORD;
+        for _ in 0..self.plan.chain_length {
+            encoder.copy_buffer_to_buffer(&self.buffers[self.control], args, &self.indirect, 0, 3 * WORD);
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("dyngc main"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.exec.main);
+            self.set_bind_groups(&mut pass);
+            pass.dispatch_workgroups_indirect(&self.indirect, 0);
+        }
+    }
+
+    /// Runs to completion: submits the start, then further launch chains while the done flag is
+    /// clear, reading the control block back after every submission. Returns the statistics, or
+    /// the kernel's error, a timeout (`opts`), a lost device or a WebGPU error.
+    pub fn execute(&mut self, opts: &WaitOptions, progress: &mut dyn FnMut(&Progress<'_>)) -> Result<Stats, Error> {
+        let start = Instant::now();
+        let deadline = start + opts.timeout;
+        let mut first = true;
+        loop {
+            let snapshot = self.submit_and_read(first, start, deadline)?;
+            first = false;
+            self.elapsed = start.elapsed();
+            let mut stats = snapshot.stats;
+            stats.host = self.host_stats();
+            if let Some(e) = snapshot.error {
+                return Err(Error::Kernel(e));
+            }
+            if snapshot.done {
+                return Ok(stats);
+            }
+            progress(&Progress {
+                submissions: self.submissions,
+                launches: self.launches,
+                elapsed: self.elapsed,
+                stats: &stats,
+            });
+            if Instant::now() >= deadline || self.submissions >= opts.max_submissions {
+                return Err(self.timeout());
+            }
+        }
+    }
+
+    fn timeout(&self) -> Error {
+        Error::Timeout { elapsed: self.elapsed, submissions: self.submissions, launches: self.launches }
+    }
+
+    fn host_stats(&self) -> HostStats {
+        HostStats {
+            submissions: self.submissions,
+            launches: self.launches,
+            workers: self.plan.workers,
+            ring_slots: self.plan.ring_slots,
+            arena_bytes: self.plan.arena_bytes,
+            fuel: self.plan.fuel,
+            chain_length: self.plan.chain_length,
+            elapsed_ms: self.elapsed.as_millis() as u64,
+        }
+    }
+
+    fn submit_and_read(&mut self, first: bool, start: Instant, deadline: Instant) -> Result<Snapshot, Error> {
+        let device = &self.exec.device;
+        let scopes = Scopes::push(device);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("dyngc launch chain") });
+        if first {
+            self.record_start(&mut encoder);
+        } else {
+            self.record_continue(&mut encoder);
+        }
+        encoder.copy_buffer_to_buffer(&self.buffers[self.control], 0, &self.staging, 0, self.staging.size());
+        let index = self.queue.submit([encoder.finish()]);
+        self.submissions += 1;
+        self.launches += self.plan.chain_length as u64;
+        scopes.finish("submitting the launch chain")?;
+        let words = self.read_mapped(&self.staging.clone(), index, deadline, "the control block").map_err(|e| {
+            if let Error::Timeout { .. } = e {
+                self.elapsed = start.elapsed();
+                self.timeout()
+            } else {
+                e
+            }
+        })?;
+        let words: Vec<u32> = words.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        Ok(Snapshot::decode(&self.exec.manifest, &words))
+    }
+
+    /// Maps `staging` for reading once `index` has completed and copies its bytes out.
+    fn read_mapped(
+        &self,
+        staging: &wgpu::Buffer,
+        index: wgpu::SubmissionIndex,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<Vec<u8>, Error> {
+        let device = &self.exec.device;
+        let slot: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>> = Arc::new(Mutex::new(None));
+        let done = slot.clone();
+        let scopes = Scopes::push(device);
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            if let Ok(mut d) = done.lock() {
+                *d = Some(r);
+            }
+        });
+        scopes.finish("reading back results")?;
+        let mut index = Some(index);
+        loop {
+            let timeout = deadline.saturating_duration_since(Instant::now());
+            match device.poll(wgpu::PollType::Wait { submission_index: index.take(), timeout: Some(timeout) }) {
+                Ok(_) => {}
+                Err(wgpu::PollError::Timeout) => {
+                    self.exec.check_lost()?;
+                    return Err(self.timeout());
+                }
+                Err(e) => return Err(Error::Gpu { during: "waiting for the device", message: e.to_string() }),
+            }
+            self.exec.check_lost()?;
+            let result = slot.lock().ok().and_then(|mut s| s.take());
+            match result {
+                Some(Ok(())) => break,
+                Some(Err(e)) => return Err(Error::Readback { buffer: what.to_string(), message: e.to_string() }),
+                None if Instant::now() >= deadline => return Err(self.timeout()),
+                None => std::thread::yield_now(),
+            }
+        }
+        let bytes = {
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| Error::Readback { buffer: what.to_string(), message: format!("{e:?}") })?;
+            view.to_vec()
+        };
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    /// Reads the whole buffer of binding `index` (exactly `bytes` long) back to the host.
+    fn read_binding(&self, i: usize, bytes: u64, timeout: Duration) -> Result<Vec<u8>, Error> {
+        let name = &self.exec.manifest.bindings[i].name;
+        if bytes == 0 {
+            return Ok(Vec::new());
+        }
+        let device = &self.exec.device;
+        let scopes = Scopes::push(device);
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("dyngc readback"),
+            size: bytes.div_ceil(WORD) * WORD,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.buffers[i], 0, &staging, 0, staging.size());
+        let index = self.queue.submit([encoder.finish()]);
+        scopes.finish("reading back results")?;
+        let mut data = self.read_mapped(&staging, index, Instant::now() + timeout, name)?;
+        data.truncate(bytes as usize);
+        Ok(data)
+    }
+
+    /// Every output binding's contents, exactly `length * element.size` bytes each, in manifest
+    /// order.
+    pub fn read_outputs(&self) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        let mut out = Vec::new();
+        for (i, (b, p)) in self.exec.manifest.bindings.iter().zip(&self.plan.buffers).enumerate() {
+            if b.role == Role::Output {
+                out.push((b.name.clone(), self.read_binding(i, p.bytes, Duration::from_secs(600))?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The named binding's contents (any role), exactly its data length.
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, Error> {
+        let i = self
+            .exec
+            .manifest
+            .bindings
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| Error::Option(format!("no binding called `{name}`")))?;
+        self.read_binding(i, self.plan.buffers[i].bytes, Duration::from_secs(600))
+    }
+
+    /// Reads the control block now and decodes it (statistics so far, done flag, error).
+    pub fn snapshot(&self) -> Result<Snapshot, Error> {
+        let bytes = self.read_binding(self.control, self.plan.buffers[self.control].bytes, Duration::from_secs(600))?;
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let mut s = Snapshot::decode(&self.exec.manifest, &words);
+        s.stats.host = self.host_stats();
+        Ok(s)
+    }
+
+    /// The statistics as of now.
+    pub fn stats(&self) -> Result<Stats, Error> {
+        Ok(self.snapshot()?.stats)
+    }
+}

@@ -1,0 +1,71 @@
+//! Opening a device the way wgpu programs usually do: backends from `WGPU_BACKEND`, adapter by
+//! `WGPU_ADAPTER_NAME` or power preference from `WGPU_POWER_PREF`, limits as high as the
+//! adapter allows.
+
+use crate::error::Error;
+
+/// An opened device with what it came from.
+#[derive(Debug)]
+pub struct Gpu {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+}
+
+const DRIVER_HINT: &str = "install a Vulkan driver for your GPU; without one, a CPU implementation works: \
+install SwiftShader (it ships with Debian's `chromium` package) and set \
+VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json";
+
+/// Opens a device: the instance takes its backends from `WGPU_BACKEND` (all when unset) and its
+/// flags from the environment; the adapter is the first whose name contains `WGPU_ADAPTER_NAME`
+/// if that is set, else the one `WGPU_POWER_PREF` (default high performance) prefers. The device
+/// gets the adapter's own limits, so the storage buffer, buffer size and storage-buffers-per-stage
+/// limits are as high as the hardware allows.
+pub async fn open_gpu() -> Result<Gpu, Error> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let backends = desc.backends;
+    let instance = wgpu::Instance::new(desc);
+
+    let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+        Ok(wanted) if !wanted.is_empty() => {
+            let adapters = instance.enumerate_adapters(backends).await;
+            let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+            adapters
+                .into_iter()
+                .find(|a| a.get_info().name.to_lowercase().contains(&wanted.to_lowercase()))
+                .ok_or_else(|| {
+                    Error::NoAdapter(if names.is_empty() {
+                        format!("no GPU adapter found (WGPU_ADAPTER_NAME={wanted}); {DRIVER_HINT}")
+                    } else {
+                        format!(
+                            "no GPU adapter's name contains `{wanted}` (WGPU_ADAPTER_NAME); adapters found: {}",
+                            names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                        )
+                    })
+                })?
+        }
+        _ => instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::from_env().unwrap_or(wgpu::PowerPreference::HighPerformance),
+                force_fallback_adapter: false,
+                compatible_surface: None,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::NoAdapter(format!("no GPU adapter found ({e}); {DRIVER_HINT}")))?,
+    };
+    let info = adapter.get_info();
+    let (device, queue) = adapter
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("dyngc"),
+            required_features: wgpu::Features::empty(),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::RequestDevice(format!("{e} (adapter `{}`, {:?})", info.name, info.backend)))?;
+    Ok(Gpu { instance, adapter, device, queue, info })
+}

@@ -1,0 +1,658 @@
+//! The host-side arithmetic of a run, free of any GPU object: input and parameter checks,
+//! buffer lengths from the manifest's length rules, the arena split into workers and ring slots,
+//! the parameter uniform's bytes. [`Plan::new`] is what [`crate::Executor::prepare`] uses.
+
+use crate::error::Error;
+use dyngc_artifact::{Access, Binding, Manifest, Role};
+use std::collections::HashMap;
+
+/// Bytes per word of the executor's buffers (control block, arena, marks).
+pub const WORD: u64 = 4;
+
+/// One input's data as given to a run.
+#[derive(Clone, Copy, Debug)]
+pub enum InputData<'a> {
+    /// Bytes to upload (little-endian words, `element.size` bytes per element).
+    Bytes(&'a [u8]),
+    /// A buffer the caller already filled; `bytes` is the data's length (the buffer may be
+    /// longer). It needs `STORAGE` usage.
+    Buffer { buffer: &'a wgpu::Buffer, bytes: u64 },
+}
+
+impl InputData<'_> {
+    pub fn len_bytes(&self) -> u64 {
+        match self {
+            InputData::Bytes(b) => b.len() as u64,
+            InputData::Buffer { bytes, .. } => *bytes,
+        }
+    }
+}
+
+/// What the caller chooses for one run: input data, parameter values, arena size and the
+/// executor knobs. Everything not set takes the manifest's default.
+#[derive(Clone, Debug, Default)]
+pub struct RunSetup<'a> {
+    pub inputs: Vec<(String, InputData<'a>)>,
+    /// Parameter values as 32-bit patterns (`f32::to_bits`, `i32 as u32`).
+    pub params: Vec<(String, u32)>,
+    /// Arena size in bytes (see [`Manifest::max_workers`]); at least `executor.arena.min_bytes`.
+    pub arena_bytes: u64,
+    /// Persistent workgroups; default `executor.defaults.workers`, clamped to what the arena and
+    /// the device hold.
+    pub workers: Option<u32>,
+    /// Scheduler iterations per workgroup per launch; default `executor.defaults.fuel`.
+    pub fuel: Option<u32>,
+    /// Launches per submission; default `executor.defaults.chain_length`.
+    pub chain_length: Option<u32>,
+}
+
+impl<'a> RunSetup<'a> {
+    pub fn new(arena_bytes: u64) -> Self {
+        RunSetup { arena_bytes, ..Default::default() }
+    }
+
+    pub fn input(&mut self, name: impl Into<String>, bytes: &'a [u8]) -> &mut Self {
+        self.inputs.push((name.into(), InputData::Bytes(bytes)));
+        self
+    }
+
+    pub fn input_buffer(&mut self, name: impl Into<String>, buffer: &'a wgpu::Buffer, bytes: u64) -> &mut Self {
+        self.inputs.push((name.into(), InputData::Buffer { buffer, bytes }));
+        self
+    }
+
+    pub fn param(&mut self, name: impl Into<String>, bits: u32) -> &mut Self {
+        self.params.push((name.into(), bits));
+        self
+    }
+
+    pub fn workers(&mut self, workers: u32) -> &mut Self {
+        self.workers = Some(workers);
+        self
+    }
+
+    pub fn fuel(&mut self, fuel: u32) -> &mut Self {
+        self.fuel = Some(fuel);
+        self
+    }
+
+    pub fn chain_length(&mut self, launches: u32) -> &mut Self {
+        self.chain_length = Some(launches);
+        self
+    }
+}
+
+/// The device limits a plan respects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    pub max_storage_buffer_binding_size: u64,
+    pub max_uniform_buffer_binding_size: u64,
+    pub max_buffer_size: u64,
+    pub max_compute_workgroups_per_dimension: u32,
+}
+
+impl DeviceLimits {
+    /// No limits: for planning without a device.
+    pub fn unlimited() -> Self {
+        DeviceLimits {
+            max_storage_buffer_binding_size: u64::MAX,
+            max_uniform_buffer_binding_size: u64::MAX,
+            max_buffer_size: u64::MAX,
+            max_compute_workgroups_per_dimension: u32::MAX,
+        }
+    }
+}
+
+impl From<&wgpu::Limits> for DeviceLimits {
+    fn from(l: &wgpu::Limits) -> Self {
+        DeviceLimits {
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+            max_uniform_buffer_binding_size: l.max_uniform_buffer_binding_size,
+            max_buffer_size: l.max_buffer_size,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+        }
+    }
+}
+
+/// Size of one binding's buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferPlan {
+    pub name: String,
+    pub role: Role,
+    /// Elements (user bindings), words (control, arena, marks) or 1 (parameters).
+    pub length: u64,
+    /// Bytes of data: `length * element.size`, or words * 4.
+    pub bytes: u64,
+    /// Bytes allocated: `bytes`, but at least one element and 4 bytes (WebGPU has no empty
+    /// buffers), rounded up to a multiple of 4.
+    pub alloc: u64,
+}
+
+/// Everything a run needs decided before any GPU object exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Workers the caller asked for (or the default).
+    pub requested_workers: u32,
+    /// Workers used: the request clamped to what the arena and the device hold.
+    pub workers: u32,
+    pub ring_slots: u32,
+    pub fuel: u32,
+    pub chain_length: u32,
+    /// Arena bytes asked for.
+    pub requested_arena_bytes: u64,
+    /// Arena bytes used: the workers' reserves plus the ring.
+    pub arena_bytes: u64,
+    /// Every parameter's value in manifest order, defaults filled in.
+    pub params: Vec<(String, u32)>,
+    /// The parameter uniform, `executor.params_size` bytes.
+    pub uniform: Vec<u8>,
+    /// One per manifest binding, in manifest order.
+    pub buffers: Vec<BufferPlan>,
+}
+
+impl Plan {
+    pub fn new(manifest: &Manifest, setup: &RunSetup<'_>, limits: &DeviceLimits) -> Result<Plan, Error> {
+        validate(manifest)?;
+        let ex = &manifest.executor;
+        let inputs: Vec<&Binding> = manifest.bindings.iter().filter(|b| b.role == Role::Input).collect();
+        let input_names = || inputs.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+
+        // Inputs: every given name is an input, every input is given once, whole elements.
+        let mut lengths: HashMap<String, u64> = HashMap::new();
+        for (i, (name, _)) in setup.inputs.iter().enumerate() {
+            if setup.inputs[..i].iter().any(|(n, _)| n == name) {
+                return Err(Error::DuplicateInput(name.clone()));
+            }
+            if !inputs.iter().any(|b| &b.name == name) {
+                return Err(Error::UnknownInput { name: name.clone(), inputs: input_names() });
+            }
+        }
+        for b in &inputs {
+            let data = setup
+                .inputs
+                .iter()
+                .find(|(n, _)| n == &b.name)
+                .map(|(_, d)| d)
+                .ok_or_else(|| Error::MissingInput { name: b.name.clone(), inputs: input_names() })?;
+            let got = data.len_bytes();
+            let size = b.element.size as u64;
+            if got % size != 0 {
+                return Err(Error::InputSize {
+                    binding: b.name.clone(),
+                    element_size: b.element.size,
+                    got,
+                    wgsl: b.element.wgsl.clone(),
+                });
+            }
+            let n = got / size;
+            if !b.array && n != 1 {
+                return Err(Error::Length {
+                    binding: b.name.clone(),
+                    message: format!("it is a single `{}`: expected {size} bytes, got {got}", b.element.wgsl),
+                });
+            }
+            lengths.insert(b.name.clone(), n);
+        }
+
+        // Parameters: known names, each once; defaults fill the rest.
+        let known = || manifest.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>();
+        for (i, (name, _)) in setup.params.iter().enumerate() {
+            if setup.params[..i].iter().any(|(n, _)| n == name) {
+                return Err(Error::DuplicateParam(name.clone()));
+            }
+            if !manifest.params.iter().any(|p| &p.name == name) {
+                return Err(Error::UnknownParam { name: name.clone(), known: known() });
+            }
+        }
+        let mut params = Vec::with_capacity(manifest.params.len());
+        for p in &manifest.params {
+            let given = setup.params.iter().find(|(n, _)| n == &p.name).map(|(_, v)| *v);
+            let value = given.or(p.default).ok_or_else(|| Error::MissingParam(p.name.clone()))?;
+            params.push((p.name.clone(), value));
+        }
+        let param_of = |n: &str| params.iter().find(|(p, _)| p == n).map(|(_, v)| *v as u64);
+
+        // Outputs and buffers: length rules may refer to each other, so resolve to a fixed point.
+        let mut pending: Vec<&Binding> = Vec::new();
+        for b in &manifest.bindings {
+            if matches!(b.role, Role::Output | Role::Buffer) {
+                if b.array {
+                    pending.push(b);
+                } else {
+                    lengths.insert(b.name.clone(), 1);
+                }
+            }
+        }
+        while !pending.is_empty() {
+            let mut failure = None;
+            let before = pending.len();
+            pending.retain(|b| {
+                let Some(rule) = &b.length else {
+                    failure.get_or_insert((b.name.clone(), "the manifest gives no length rule".to_string()));
+                    return true;
+                };
+                match rule.eval(&|n| lengths.get(n).copied(), &param_of) {
+                    Ok(v) => {
+                        lengths.insert(b.name.clone(), v);
+                        false
+                    }
+                    Err(e) => {
+                        let rule = rule.to_string();
+                        let message = if e.contains(&rule) { e } else { format!("{e} (in `{rule}`)") };
+                        failure.get_or_insert((b.name.clone(), message));
+                        true
+                    }
+                }
+            });
+            if pending.len() == before {
+                let (binding, message) = failure.unwrap_or_default();
+                return Err(Error::Length { binding, message });
+            }
+        }
+
+        // Marks: ceil(domain / 32) words per keyed stage, in id order; at least one word.
+        let mut stages: Vec<_> = manifest.stages.iter().collect();
+        stages.sort_by_key(|s| s.id);
+        let mut marks_words = 0u64;
+        for s in stages {
+            if let Some(rule) = &s.keyed {
+                let domain = rule
+                    .eval(&|n| lengths.get(n).copied(), &param_of)
+                    .map_err(|e| Error::Length { binding: format!("marks of stage `{}`", s.name), message: e })?;
+                marks_words = marks_words.saturating_add(domain.div_ceil(32));
+            }
+        }
+        let marks_words = marks_words.max(1);
+
+        // Arena: workers' reserves plus the ring.
+        let requested_arena_bytes = setup.arena_bytes;
+        if requested_arena_bytes > limits.max_storage_buffer_binding_size {
+            return Err(Error::ArenaTooLarge {
+                requested: requested_arena_bytes,
+                limit: limits.max_storage_buffer_binding_size,
+                what: "largest storage buffer binding",
+            });
+        }
+        if requested_arena_bytes > limits.max_buffer_size {
+            return Err(Error::ArenaTooLarge {
+                requested: requested_arena_bytes,
+                limit: limits.max_buffer_size,
+                what: "largest buffer",
+            });
+        }
+        let too_small = || Error::ArenaTooSmall { requested: requested_arena_bytes, minimum: ex.arena.min_bytes };
+        let max_workers = manifest.max_workers(requested_arena_bytes);
+        if requested_arena_bytes < ex.arena.min_bytes || max_workers == 0 {
+            return Err(too_small());
+        }
+        let requested_workers = setup.workers.unwrap_or(ex.defaults.workers);
+        if requested_workers == 0 {
+            return Err(Error::Option("the number of workers must be at least 1".into()));
+        }
+        let workers = requested_workers.min(max_workers).min(limits.max_compute_workgroups_per_dimension).max(1);
+        let ring_slots = manifest.ring_slots(requested_arena_bytes, workers).ok_or_else(too_small)?;
+        let arena_bytes = manifest.arena_bytes(workers, ring_slots).div_ceil(WORD) * WORD;
+
+        let fuel = setup.fuel.unwrap_or(ex.defaults.fuel);
+        if fuel == 0 {
+            return Err(Error::Option("fuel must be at least 1".into()));
+        }
+        let chain_length = setup.chain_length.unwrap_or(ex.defaults.chain_length);
+        if chain_length == 0 {
+            return Err(Error::Option("the chain length must be at least 1".into()));
+        }
+
+        // The parameter uniform.
+        let mut uniform = vec![0u8; ex.params_size as usize];
+        put(&mut uniform, ex.config.workers, workers);
+        put(&mut uniform, ex.config.ring_slots, ring_slots);
+        put(&mut uniform, ex.config.fuel, fuel);
+        for (p, (_, v)) in manifest.params.iter().zip(&params) {
+            put(&mut uniform, p.offset, *v);
+        }
+
+        // Buffer sizes.
+        let mut buffers = Vec::with_capacity(manifest.bindings.len());
+        for b in &manifest.bindings {
+            let size = b.element.size as u64;
+            let (length, bytes) = match b.role {
+                Role::Input | Role::Output | Role::Buffer => {
+                    let n = lengths[&b.name];
+                    let bytes = n.checked_mul(size).ok_or_else(|| Error::Length {
+                        binding: b.name.clone(),
+                        message: format!("{n} elements of {size} bytes overflow"),
+                    })?;
+                    (n, bytes)
+                }
+                Role::Params => (1, ex.params_size as u64),
+                Role::Control => (ex.control.words as u64, ex.control.words as u64 * WORD),
+                Role::Arena => (arena_bytes / WORD, arena_bytes),
+                Role::Marks => (marks_words, marks_words.saturating_mul(WORD)),
+            };
+            let alloc = bytes.max(size).max(WORD).div_ceil(WORD) * WORD;
+            let (limit, what) = if b.access == Access::Uniform {
+                (limits.max_uniform_buffer_binding_size, "largest uniform buffer binding")
+            } else {
+                (limits.max_storage_buffer_binding_size, "largest storage buffer binding")
+            };
+            for (limit, what) in [(limit, what), (limits.max_buffer_size, "largest buffer")] {
+                if alloc > limit {
+                    return Err(Error::BufferTooLarge { binding: b.name.clone(), bytes: alloc, limit, what });
+                }
+            }
+            buffers.push(BufferPlan { name: b.name.clone(), role: b.role, length, bytes, alloc });
+        }
+
+        Ok(Plan {
+            requested_workers,
+            workers,
+            ring_slots,
+            fuel,
+            chain_length,
+            requested_arena_bytes,
+            arena_bytes,
+            params,
+            uniform,
+            buffers,
+        })
+    }
+
+    pub fn buffer(&self, name: &str) -> Option<&BufferPlan> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+}
+
+fn put(bytes: &mut [u8], offset: u32, value: u32) {
+    let o = offset as usize;
+    bytes[o..o + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+/// Checks the manifest's internal consistency, so nothing later divides by zero or indexes out
+/// of range: one parameter uniform, control block and arena; offsets inside their blocks;
+/// element sizes whole words; unique names, binding slots and stage ids.
+pub fn validate(m: &Manifest) -> Result<(), Error> {
+    let bad = |msg: String| Err(Error::Manifest(msg));
+    if m.schema != dyngc_artifact::SCHEMA {
+        return bad(format!("schema is `{}`, this runtime reads `{}`", m.schema, dyngc_artifact::SCHEMA));
+    }
+    if m.workgroup_size == 0 {
+        return bad("workgroup_size is 0".into());
+    }
+    for role in [Role::Params, Role::Control, Role::Arena, Role::Marks] {
+        let n = m.bindings.iter().filter(|b| b.role == role).count();
+        if n > 1 || (n == 0 && role != Role::Marks) {
+            return bad(format!("expected {} binding with role {role:?}, found {n}", if role == Role::Marks { "at most one" } else { "exactly one" }));
+        }
+    }
+    for (i, b) in m.bindings.iter().enumerate() {
+        if m.bindings[..i].iter().any(|o| o.name == b.name) {
+            return bad(format!("binding name `{}` appears twice", b.name));
+        }
+        if m.bindings[..i].iter().any(|o| (o.group, o.binding) == (b.group, b.binding)) {
+            return bad(format!("@group({}) @binding({}) appears twice", b.group, b.binding));
+        }
+        if b.element.size == 0 || b.element.size % 4 != 0 {
+            return bad(format!("`{}` has element size {}, not a positive multiple of 4", b.name, b.element.size));
+        }
+        if b.group >= 8 {
+            return bad(format!("`{}` is in @group({}); at most 8 groups are supported", b.name, b.group));
+        }
+        let uniform = b.access == Access::Uniform;
+        if uniform != (b.role == Role::Params) {
+            return bad(format!("`{}` has role {:?} but access {:?}", b.name, b.role, b.access));
+        }
+    }
+    let ex = &m.executor;
+    if ex.params_size < 12 || ex.params_size % 16 != 0 {
+        return bad(format!("params_size {} is not a multiple of 16 holding the executor config", ex.params_size));
+    }
+    let in_uniform = |what: &str, off: u32| -> Result<(), Error> {
+        if off % 4 != 0 || off as u64 + 4 > ex.params_size as u64 {
+            return Err(Error::Manifest(format!("{what} offset {off} is outside the {}-byte parameter uniform", ex.params_size)));
+        }
+        Ok(())
+    };
+    in_uniform("config.workers", ex.config.workers)?;
+    in_uniform("config.ring_slots", ex.config.ring_slots)?;
+    in_uniform("config.fuel", ex.config.fuel)?;
+    for p in &m.params {
+        in_uniform(&format!("parameter `{}`", p.name), p.offset)?;
+    }
+    let c = &ex.control;
+    let in_control = |what: &str, word: u32, count: u64| -> Result<(), Error> {
+        if word as u64 + count > c.words as u64 {
+            return Err(Error::Manifest(format!("control {what} (word {word}, {count} words) is outside the {}-word block", c.words)));
+        }
+        Ok(())
+    };
+    in_control("indirect_args", c.indirect_args, 3)?;
+    in_control("done", c.done, 1)?;
+    in_control("error", c.error, 4)?;
+    for s in &c.stats {
+        in_control(&format!("stat `{}`", s.name), s.word, 1)?;
+    }
+    in_control("units_per_stage", c.units_per_stage, m.stages.len() as u64)?;
+    let a = &ex.arena;
+    if a.bytes_per_worker == 0 || a.bytes_per_slot == 0 {
+        return bad("arena bytes_per_worker and bytes_per_slot must be positive".into());
+    }
+    if ex.defaults.workers == 0 || ex.defaults.fuel == 0 || ex.defaults.chain_length == 0 {
+        return bad("executor defaults must be positive".into());
+    }
+    for (i, s) in m.stages.iter().enumerate() {
+        if m.stages[..i].iter().any(|o| o.id == s.id) {
+            return bad(format!("stage id {} appears twice", s.id));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use dyngc_artifact::*;
+
+    fn binding(name: &str, group: u32, slot: u32, role: Role, access: Access, size: u32) -> Binding {
+        Binding {
+            name: name.into(),
+            group,
+            binding: slot,
+            role,
+            access,
+            element: Element {
+                scalar: Some(ScalarKind::U32),
+                components: size / 4,
+                atomic: matches!(role, Role::Control | Role::Arena | Role::Marks),
+                wgsl: if size == 4 { "u32".into() } else { format!("vec{}<u32>", size / 4) },
+                size,
+            },
+            array: role != Role::Params,
+            length: None,
+            fill: None,
+        }
+    }
+
+    /// A manifest shaped like the bfs example's.
+    pub(crate) fn manifest() -> Manifest {
+        let mut out = binding("dist", 0, 2, Role::Output, Access::ReadWrite, 4);
+        out.length = Some(LengthRule::Sub(Box::new(LengthRule::Len("row_ptr".into())), Box::new(LengthRule::Const(1))));
+        out.fill = Some(0xFFFF_FFFF);
+        let mut scratch = binding("scratch", 0, 3, Role::Buffer, Access::ReadWrite, 8);
+        scratch.length = Some(LengthRule::Mul(Box::new(LengthRule::Len("dist".into())), Box::new(LengthRule::Param("k".into()))));
+        Manifest {
+            schema: SCHEMA.into(),
+            name: "bfs".into(),
+            wgsl: "bfs.wgsl".into(),
+            workgroup_size: 64,
+            entry_points: EntryPoints { init: "dyn_init".into(), main: "dyn_main".into() },
+            bindings: vec![
+                binding("row_ptr", 0, 0, Role::Input, Access::Read, 4),
+                binding("col_idx", 0, 1, Role::Input, Access::Read, 4),
+                out,
+                scratch,
+                binding("dyn_params", 1, 0, Role::Params, Access::Uniform, 32),
+                binding("dyn_control", 1, 1, Role::Control, Access::ReadWrite, 4),
+                binding("dyn_arena", 1, 2, Role::Arena, Access::ReadWrite, 4),
+                binding("dyn_marks", 1, 3, Role::Marks, Access::ReadWrite, 4),
+            ],
+            params: vec![
+                ParamInfo { name: "source".into(), scalar: ScalarKind::U32, offset: 16, default: None },
+                ParamInfo { name: "k".into(), scalar: ScalarKind::U32, offset: 20, default: Some(2) },
+            ],
+            stages: vec![
+                StageInfo { id: 0, name: "seed".into(), keyed: None, max_depth: None },
+                StageInfo {
+                    id: 1,
+                    name: "visit".into(),
+                    keyed: Some(LengthRule::Sub(Box::new(LengthRule::Len("row_ptr".into())), Box::new(LengthRule::Const(1)))),
+                    max_depth: None,
+                },
+                StageInfo { id: 2, name: "relax".into(), keyed: None, max_depth: None },
+            ],
+            executor: Executor {
+                config: ConfigLayout { workers: 0, ring_slots: 4, fuel: 8 },
+                params_size: 32,
+                arena: ArenaLayout {
+                    frame_words: 4,
+                    stack_frames: 30,
+                    min_ring_slots: 64,
+                    bytes_per_worker: 4 + 30 * 16,
+                    bytes_per_slot: 4 + 16,
+                    min_bytes: 484 + 64 * 20,
+                },
+                control: ControlLayout {
+                    words: 32,
+                    indirect_args: 0,
+                    done: 3,
+                    error: 4,
+                    stats: vec![
+                        StatField { name: "launches".into(), word: 8, meaning: "main launches".into() },
+                        StatField { name: "ring_pushes".into(), word: 9, meaning: "frames pushed to the ring".into() },
+                    ],
+                    units_per_stage: 16,
+                },
+                defaults: Defaults { workers: 256, fuel: 1024, chain_length: 8 },
+                errors: vec![ErrorInfo { code: 1, name: "max_depth".into(), meaning: "recursion too deep".into() }],
+                max_spawn_depth: 30,
+            },
+        }
+    }
+
+    fn words(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn plans_lengths_params_and_arena() {
+        let m = manifest();
+        let row = words(&[0, 2, 3, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35]);
+        let col = words(&[1; 35]);
+        let mut s = RunSetup::new(1 << 20);
+        s.input("row_ptr", &row).input("col_idx", &col).param("source", 3);
+        let p = Plan::new(&m, &s, &DeviceLimits::unlimited()).unwrap();
+        assert_eq!(p.buffer("row_ptr").unwrap().length, 35);
+        assert_eq!(p.buffer("dist").unwrap().length, 34);
+        assert_eq!(p.buffer("scratch").unwrap().length, 68);
+        assert_eq!(p.buffer("scratch").unwrap().bytes, 68 * 8);
+        assert_eq!(p.buffer("dyn_marks").unwrap().length, 2); // ceil(34 / 32)
+        assert_eq!(p.buffer("dyn_control").unwrap().bytes, 128);
+        assert_eq!(p.params, vec![("source".to_string(), 3), ("k".to_string(), 2)]);
+        // 1 MiB holds 2057 workers at most with the smallest ring; the default 256 fit.
+        assert_eq!(p.workers, 256);
+        // The largest power of two that fits in what the workers leave: 924672 / 20 = 46233.
+        assert_eq!(p.ring_slots, 32768);
+        assert_eq!(p.arena_bytes, 256 * 484 + p.ring_slots as u64 * 20);
+        assert_eq!(p.buffer("dyn_arena").unwrap().bytes, p.arena_bytes);
+        let u32_at = |o: usize| u32::from_le_bytes(p.uniform[o..o + 4].try_into().unwrap());
+        assert_eq!(p.uniform.len(), 32);
+        assert_eq!(u32_at(0), 256);
+        assert_eq!(u32_at(4), p.ring_slots);
+        assert_eq!(u32_at(8), 1024);
+        assert_eq!(u32_at(16), 3);
+        assert_eq!(u32_at(20), 2);
+    }
+
+    #[test]
+    fn workers_clamp_to_the_arena_and_device() {
+        let m = manifest();
+        let row = words(&[0, 1]);
+        let mut s = RunSetup::new(m.executor.arena.min_bytes);
+        s.input("row_ptr", &row).input("col_idx", &[]).param("source", 0).workers(1000);
+        let p = Plan::new(&m, &s, &DeviceLimits::unlimited()).unwrap();
+        assert_eq!((p.requested_workers, p.workers, p.ring_slots), (1000, 1, 64));
+        // Empty inputs still get a buffer.
+        assert_eq!(p.buffer("col_idx").unwrap().length, 0);
+        assert_eq!(p.buffer("col_idx").unwrap().alloc, 4);
+        let mut limits = DeviceLimits::unlimited();
+        limits.max_compute_workgroups_per_dimension = 7;
+        s.arena_bytes = 1 << 24;
+        assert_eq!(Plan::new(&m, &s, &limits).unwrap().workers, 7);
+    }
+
+    #[test]
+    fn arena_errors() {
+        let m = manifest();
+        let row = words(&[0, 1]);
+        let mut s = RunSetup::new(m.executor.arena.min_bytes - 1);
+        s.input("row_ptr", &row).input("col_idx", &[]).param("source", 0);
+        let e = Plan::new(&m, &s, &DeviceLimits::unlimited()).unwrap_err();
+        assert!(matches!(e, Error::ArenaTooSmall { minimum: 1764, .. }), "{e}");
+        assert!(e.to_string().contains("at least 1.72 KiB (1764 bytes)"), "{e}");
+        let mut limits = DeviceLimits::unlimited();
+        limits.max_storage_buffer_binding_size = 1 << 27;
+        s.arena_bytes = 1 << 30;
+        let e = Plan::new(&m, &s, &limits).unwrap_err();
+        assert_eq!(e.to_string(), "an arena of 1 GiB (1073741824 bytes) is larger than the device's largest storage buffer binding (128 MiB)");
+    }
+
+    #[test]
+    fn input_and_param_errors() {
+        let m = manifest();
+        let row = words(&[0, 1]);
+        let limits = DeviceLimits::unlimited();
+        let plan = |f: &dyn Fn(&mut RunSetup)| {
+            let mut s = RunSetup::new(1 << 20);
+            s.input("row_ptr", &row).input("col_idx", &[]).param("source", 0);
+            f(&mut s);
+            Plan::new(&m, &s, &limits).map(|_| ()).unwrap_err().to_string()
+        };
+        assert_eq!(plan(&|s| s.inputs.retain(|(n, _)| n != "col_idx")), "input `col_idx` was not given (this program's inputs: `row_ptr`, `col_idx`)");
+        assert_eq!(plan(&|s| { s.input("rows", &[]); }), "`rows` is not an input of this program (its inputs: `row_ptr`, `col_idx`)");
+        assert_eq!(plan(&|s| { s.input("row_ptr", &[]); }), "input `row_ptr` was given twice");
+        assert_eq!(plan(&|s| s.inputs[0].1 = InputData::Bytes(&[1, 2, 3, 4, 5, 6])), "input `row_ptr`: 6 bytes is not a whole number of 4-byte elements (`u32`)");
+        assert_eq!(plan(&|s| s.params.clear()), "parameter `source` has no default and was not given");
+        assert_eq!(plan(&|s| { s.param("sauce", 1); }), "unknown parameter `sauce` (known parameters: `source`, `k`)");
+        // len(row_ptr) - 1 underflows on an empty row_ptr.
+        assert_eq!(plan(&|s| s.inputs[0].1 = InputData::Bytes(&[])), "cannot size `dist`: (len(row_ptr) - 1) is negative (0 - 1)");
+        assert_eq!(plan(&|s| { s.workers(0); }), "invalid run option: the number of workers must be at least 1");
+    }
+
+    #[test]
+    fn buffer_limits() {
+        let m = manifest();
+        let row = words(&[0; 1000]);
+        let mut s = RunSetup::new(1 << 20);
+        s.input("row_ptr", &row).input("col_idx", &[]).param("source", 0).param("k", 1000);
+        let mut limits = DeviceLimits::unlimited();
+        limits.max_storage_buffer_binding_size = 1 << 22;
+        let e = Plan::new(&m, &s, &limits).unwrap_err();
+        assert_eq!(e.to_string(), "`scratch` needs 7.62 MiB (7992000 bytes), more than the device's largest storage buffer binding (4 MiB)");
+    }
+
+    #[test]
+    fn validates_manifests() {
+        let mut m = manifest();
+        assert!(validate(&m).is_ok());
+        m.executor.control.error = 30;
+        assert!(validate(&m).unwrap_err().to_string().contains("control error"));
+        let mut m = manifest();
+        m.executor.arena.bytes_per_slot = 0;
+        assert!(validate(&m).is_err());
+        let mut m = manifest();
+        m.bindings.retain(|b| b.role != Role::Arena);
+        assert!(validate(&m).unwrap_err().to_string().contains("role Arena"));
+        let mut m = manifest();
+        m.params[0].offset = 30;
+        assert!(validate(&m).is_err());
+    }
+}

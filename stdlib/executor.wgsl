@@ -1,0 +1,511 @@
+// dyngc persistent executor: the part of every megakernel that is the same for every graph.
+//
+// The code generator prepends, per graph: the DYN_* constants (sizes and control-block word
+// offsets), the bindings `dyn_params`, `dyn_control`, `dyn_arena` and `dyn_marks`, the user's
+// declarations and stage functions, and these generated functions:
+//   dyn_load_params()                         fill the parameters' private variables
+//   dyn_entry_stage() -> u32, dyn_entry_count() -> u32
+//   dyn_execute(stage: u32, index: u32, frame: u32)   run one unit whose frame is at `frame`
+//   dyn_is_keyed(stage: u32) -> bool, dyn_mark_word(stage: u32, key: u32) -> u32
+//   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
+// The protocol (who writes what, when, and why no work is lost or run twice) is documented in
+// docs/executor.md; keep the two in step.
+
+// Frame words: [stage | flags << 16, lo, hi, rec, payload...]. A frame with hi - lo == 1 is a
+// single item (its index is lo); wider frames are fan-out ranges.
+const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cleared
+
+// Broadcast commands from lane 0.
+const DYN_CMD_NONE: u32 = 0u;
+const DYN_CMD_EXIT: u32 = 1u;
+const DYN_CMD_CLAIM: u32 = 2u; // [_, ticket, count]: copy ring frames onto the stack
+const DYN_CMD_POP: u32 = 3u;   // [_, first, count]: run `count` single frames from stack[first..]
+const DYN_CMD_RANGE: u32 = 4u; // [_, frame, count, lo]: run indices lo..lo+count of stack[frame]
+
+var<workgroup> dyn_wg_cmd: array<u32, 4>;
+var<workgroup> dyn_wg_post: array<u32, 4>;
+var<workgroup> dyn_wg_top: u32;
+var<workgroup> dyn_wg_fuel: u32;
+var<workgroup> dyn_wg_idle: u32;
+var<workgroup> dyn_wg_exhausted: u32;
+// Ring ticket + 1 of the split of the running range published this batch (0 = none).
+var<workgroup> dyn_wg_split: u32;
+var<workgroup> dyn_wg_n_carry: atomic<u32>;
+var<workgroup> dyn_wg_n_child: atomic<u32>;
+var<workgroup> dyn_wg_n_keyed: atomic<u32>;
+var<workgroup> dyn_wg_finished: atomic<u32>;
+var<workgroup> dyn_wg_units: array<atomic<u32>, DYN_STAGES>;
+// Frames made by one batch: become carries, then children, then keyed children, then the split
+// of the running range (DYN_SPLIT_SLOT) and a scratch frame for pushes past capacity.
+var<workgroup> dyn_wg_staging: array<u32, DYN_STAGING_WORDS>;
+
+// The unit a lane is running, for the site functions.
+var<private> dyn_cur_stage: u32;
+var<private> dyn_cur_rec: u32;
+
+fn dyn_ring_state(slot: u32) -> u32 {
+    return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
+}
+
+fn dyn_ring_frame(slot: u32) -> u32 {
+    let slots = dyn_params.dyn_ring_slots;
+    return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slots
+        + slot * DYN_FRAME_WORDS;
+}
+
+fn dyn_stack_frame(worker: u32, index: u32) -> u32 {
+    return dyn_params.dyn_workers + (worker * DYN_STACK_FRAMES + index) * DYN_FRAME_WORDS;
+}
+
+// Ring slot states, per ticket t in slot s = t % slots (slots is a power of two, so tickets may
+// wrap): t - s means empty and ready for t; t - s + 1 means t is published. A consumer of t
+// stores t - s + slots, making the slot ready for t + slots.
+fn dyn_ticket_base(t: u32) -> u32 {
+    return t - (t & (dyn_params.dyn_ring_slots - 1u));
+}
+
+// Records the first error and stops the run. Any lane may call it.
+fn dyn_fail(code: u32, stage: u32, value: u32, bound: u32) {
+    let first = atomicCompareExchangeWeak(&dyn_control[DYN_C_ERROR], 0u, code);
+    if (first.exchanged) {
+        atomicStore(&dyn_control[DYN_C_ERROR + 1u], stage);
+        atomicStore(&dyn_control[DYN_C_ERROR + 2u], value);
+        atomicStore(&dyn_control[DYN_C_ERROR + 3u], bound);
+    }
+    dyn_finish();
+}
+
+fn dyn_finish() {
+    atomicStore(&dyn_control[DYN_C_DONE], 1u);
+    atomicStore(&dyn_control[DYN_C_ARGS], 0u);
+}
+
+// Lane 0 only. Reserves up to `n` consecutive empty ring slots; returns the count, the first
+// ticket in dyn_wg_post[3]. Bounded: a few attempts, then it reports no room.
+fn dyn_ring_reserve(n: u32) -> u32 {
+    if (n == 0u) {
+        return 0u;
+    }
+    let slots = dyn_params.dyn_ring_slots;
+    for (var attempt = 0u; attempt < 4u; attempt++) {
+        let t = atomicLoad(&dyn_control[DYN_C_TAIL]);
+        var k = 0u;
+        for (; k < n; k++) {
+            let tk = t + k;
+            if (atomicLoad(&dyn_arena[dyn_ring_state(tk & (slots - 1u))]) != dyn_ticket_base(tk)) {
+                break;
+            }
+        }
+        if (k == 0u) {
+            return 0u;
+        }
+        if (atomicCompareExchangeWeak(&dyn_control[DYN_C_TAIL], t, t + k).exchanged) {
+            dyn_wg_post[3] = t;
+            let head = atomicLoad(&dyn_control[DYN_C_HEAD]);
+            atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], t + k - head);
+            return k;
+        }
+    }
+    return 0u;
+}
+
+// Lane 0 only. Claims up to DYN_BATCH published frames from the ring head.
+fn dyn_ring_claim() -> u32 {
+    let slots = dyn_params.dyn_ring_slots;
+    for (var attempt = 0u; attempt < 4u; attempt++) {
+        let h = atomicLoad(&dyn_control[DYN_C_HEAD]);
+        var k = 0u;
+        for (; k < DYN_BATCH; k++) {
+            let hk = h + k;
+            if (atomicLoad(&dyn_arena[dyn_ring_state(hk & (slots - 1u))]) != dyn_ticket_base(hk) + 1u) {
+                break;
+            }
+        }
+        if (k == 0u) {
+            return 0u;
+        }
+        if (atomicCompareExchangeWeak(&dyn_control[DYN_C_HEAD], h, h + k).exchanged) {
+            dyn_wg_cmd[1] = h;
+            return k;
+        }
+    }
+    return 0u;
+}
+
+// Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
+// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared.
+fn dyn_sweep(me: u32) -> u32 {
+    let words = dyn_keyed_words();
+    if (words == 0u) {
+        return 0u;
+    }
+    var taken = 0u;
+    for (var n = 0u; n < DYN_SWEEP_WORDS && taken < DYN_BATCH; n++) {
+        let w = atomicAdd(&dyn_control[DYN_C_SWEEP], 1u) % words;
+        var bits = atomicLoad(&dyn_marks[w]);
+        for (var b = 0u; b < 32u && bits != 0u && taken < DYN_BATCH; b++) {
+            let bit = 1u << b;
+            if ((bits & bit) == 0u) {
+                continue;
+            }
+            bits = bits & ~bit;
+            let old = atomicAnd(&dyn_marks[w], ~bit);
+            if ((old & bit) != 0u) {
+                let f = dyn_stack_frame(me, dyn_wg_top + taken);
+                atomicStore(&dyn_arena[f], dyn_word_stage(w) | (DYN_FLAG_OWNED << 16u));
+                atomicStore(&dyn_arena[f + 1u], 0u);
+                atomicStore(&dyn_arena[f + 2u], 1u);
+                atomicStore(&dyn_arena[f + 3u], 0u);
+                atomicStore(&dyn_arena[f + 4u], dyn_word_first_key(w) + b);
+                taken += 1u;
+            }
+        }
+    }
+    return taken;
+}
+
+// Lane 0 only: decides what the workgroup does next and writes it to dyn_wg_cmd.
+fn dyn_plan(me: u32) {
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_NONE, 0u, 0u, 0u);
+    atomicStore(&dyn_wg_n_carry, 0u);
+    atomicStore(&dyn_wg_n_child, 0u);
+    atomicStore(&dyn_wg_n_keyed, 0u);
+    atomicStore(&dyn_wg_finished, 0u);
+    dyn_wg_exhausted = 0u;
+    dyn_wg_split = 0u;
+    if (atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
+        dyn_wg_cmd[0] = DYN_CMD_EXIT;
+        return;
+    }
+    if (dyn_wg_fuel == 0u) {
+        if (dyn_wg_top > 0u) {
+            atomicAdd(&dyn_control[DYN_C_FUEL_EXHAUSTED], 1u);
+        }
+        dyn_wg_cmd[0] = DYN_CMD_EXIT;
+        return;
+    }
+    dyn_wg_fuel -= 1u;
+    if (dyn_wg_top == 0u) {
+        let claimed = dyn_ring_claim();
+        if (claimed > 0u) {
+            dyn_wg_idle = 0u;
+            dyn_wg_cmd[0] = DYN_CMD_CLAIM;
+            dyn_wg_cmd[2] = claimed;
+            return;
+        }
+        let swept = dyn_sweep(me);
+        if (swept > 0u) {
+            dyn_wg_idle = 0u;
+            dyn_wg_top += swept;
+            return;
+        }
+        if (atomicLoad(&dyn_control[DYN_C_PENDING]) == 0u) {
+            dyn_finish();
+            dyn_wg_cmd[0] = DYN_CMD_EXIT;
+            return;
+        }
+        dyn_wg_idle += 1u;
+        if (dyn_wg_idle > DYN_IDLE_LIMIT) {
+            dyn_wg_cmd[0] = DYN_CMD_EXIT;
+        }
+        return;
+    }
+    dyn_wg_idle = 0u;
+    let top = dyn_wg_top - 1u;
+    let f = dyn_stack_frame(me, top);
+    let lo = atomicLoad(&dyn_arena[f + 1u]);
+    var hi = atomicLoad(&dyn_arena[f + 2u]);
+    if (hi - lo > 1u) {
+        // A fan-out range: lend its upper half to idle workers when the ring has room (lazy
+        // binary splitting), then run the next chunk of the lower half.
+        if (hi - lo > 2u * DYN_BATCH && dyn_ring_reserve(1u) == 1u) {
+            let mid = lo + (hi - lo) / 2u;
+            dyn_wg_split = dyn_wg_post[3] + 1u;
+            // Copy the frame now: the stack above it may be rewritten before the split is published.
+            for (var w = 0u; w < DYN_FRAME_WORDS; w++) {
+                dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + w] = atomicLoad(&dyn_arena[f + w]);
+            }
+            dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + 1u] = mid;
+            hi = mid;
+            atomicStore(&dyn_arena[f + 2u], mid);
+            atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
+            atomicAdd(&dyn_control[DYN_C_SPLITS], 1u);
+        }
+        let count = min(DYN_BATCH, hi - lo);
+        atomicStore(&dyn_arena[f + 1u], lo + count);
+        if (lo + count == hi) {
+            dyn_wg_top = top;
+            dyn_wg_exhausted = 1u;
+        }
+        dyn_wg_cmd = array<u32, 4>(DYN_CMD_RANGE, top, count, lo);
+        return;
+    }
+    // Single frames: take up to a batch of them from the top, stopping at a range frame.
+    var first = top;
+    var count = 1u;
+    for (; count < DYN_BATCH && first > 0u; count++) {
+        let g = dyn_stack_frame(me, first - 1u);
+        if (atomicLoad(&dyn_arena[g + 2u]) - atomicLoad(&dyn_arena[g + 1u]) > 1u) {
+            break;
+        }
+        first -= 1u;
+    }
+    dyn_wg_top = first;
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_POP, first, count, 0u);
+}
+
+// Every lane: copies claimed ring frames onto the stack, then frees their slots.
+fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
+    let slots = dyn_params.dyn_ring_slots;
+    let ticket = cmd[1];
+    let count = cmd[2];
+    storageBarrier();
+    for (var j = lid; j < count * DYN_FRAME_WORDS; j += DYN_WG) {
+        let n = j / DYN_FRAME_WORDS;
+        let w = j % DYN_FRAME_WORDS;
+        let v = atomicLoad(&dyn_arena[dyn_ring_frame((ticket + n) & (slots - 1u)) + w]);
+        atomicStore(&dyn_arena[dyn_stack_frame(me, dyn_wg_top + n) + w], v);
+    }
+    storageBarrier();
+    for (var n = lid; n < count; n += DYN_WG) {
+        let t = ticket + n;
+        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + slots);
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        dyn_wg_top += count;
+        atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], dyn_wg_top);
+    }
+}
+
+// One lane's unit of the batch.
+fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
+    if (lid >= cmd[2]) {
+        return;
+    }
+    var f: u32;
+    var index: u32;
+    if (cmd[0] == DYN_CMD_POP) {
+        f = dyn_stack_frame(me, cmd[1] + lid);
+        index = atomicLoad(&dyn_arena[f + 1u]);
+    } else {
+        f = dyn_stack_frame(me, cmd[1]);
+        index = cmd[3] + lid;
+    }
+    let head = atomicLoad(&dyn_arena[f]);
+    let stage = head & 0xFFFFu;
+    if (dyn_is_keyed(stage)) {
+        if ((head >> 16u) & DYN_FLAG_OWNED) == 0u {
+            // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
+            let key = atomicLoad(&dyn_arena[f + 4u]);
+            let word = dyn_mark_word(stage, key);
+            let bit = 1u << (key % 32u);
+            if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
+                return;
+            }
+        }
+    }
+    dyn_cur_stage = stage;
+    dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+    dyn_execute(stage, index, f);
+    atomicAdd(&dyn_wg_units[stage], 1u);
+    if (cmd[0] == DYN_CMD_POP) {
+        atomicAdd(&dyn_wg_finished, 1u);
+    }
+}
+
+// Site helpers, called by the generated dyn_site_k functions from inside stage bodies.
+// Each returns the staging word offset where the caller writes the payload.
+fn dyn_stage_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
+    let o = slot * DYN_FRAME_WORDS;
+    dyn_wg_staging[o] = stage;
+    dyn_wg_staging[o + 1u] = 0u;
+    dyn_wg_staging[o + 2u] = hi;
+    dyn_wg_staging[o + 3u] = rec;
+    return o + 4u;
+}
+
+fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
+    let j = atomicAdd(&dyn_wg_n_child, 1u);
+    if (j >= DYN_CHILD_CAP) {
+        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CHILD_CAP);
+        return DYN_SCRATCH;
+    }
+    return dyn_stage_frame(DYN_CARRY_CAP + j, stage, hi, rec);
+}
+
+fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
+    let j = atomicAdd(&dyn_wg_n_carry, 1u);
+    if (j >= DYN_CARRY_CAP) {
+        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CARRY_CAP);
+        return DYN_SCRATCH;
+    }
+    return dyn_stage_frame(j, stage, 1u, rec);
+}
+
+// Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry
+// is staged as a hint (a full staging area or ring leaves the mark for the sweep).
+fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
+    if (key >= domain) {
+        dyn_fail(DYN_ERR_KEY_DOMAIN, stage, key, domain);
+        return;
+    }
+    let bit = 1u << (key % 32u);
+    if ((atomicOr(&dyn_marks[dyn_mark_word(stage, key)], bit) & bit) != 0u) {
+        return;
+    }
+    atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
+    let j = atomicAdd(&dyn_wg_n_keyed, 1u);
+    if (j < DYN_KEYED_CAP) {
+        let o = dyn_stage_frame(DYN_CARRY_CAP + DYN_CHILD_CAP + j, stage, 1u, 0u);
+        dyn_wg_staging[o] = key;
+    }
+}
+
+// Recursion counter of a child through an edge into the bounded stage of a recursive component.
+fn dyn_rec_increment(target: u32, bound: u32) -> u32 {
+    let rec = dyn_cur_rec + 1u;
+    if (rec > bound) {
+        dyn_fail(DYN_ERR_MAX_DEPTH, target, rec, bound);
+    }
+    return rec;
+}
+
+// Every lane: after the batch, publish what fits in the ring and keep the rest on the stack.
+fn dyn_publish(me: u32, lid: u32) {
+    let slots = dyn_params.dyn_ring_slots;
+    let base = dyn_wg_top;
+    if (lid == 0u) {
+        let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
+        let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
+        let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
+        // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
+        // without one costs stack.
+        let to_ring = dyn_ring_reserve(keyed + children);
+        let ticket = dyn_wg_post[3];
+        var kept = children - (to_ring - min(to_ring, keyed));
+        var stacked = carries;
+        if (base + carries + kept > DYN_STACK_FRAMES) {
+            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, base + carries + kept, DYN_STACK_FRAMES);
+            stacked = 0u;
+            kept = 0u;
+        }
+        dyn_wg_post = array<u32, 4>(stacked, to_ring, kept, ticket);
+        atomicAdd(&dyn_control[DYN_C_PENDING], carries + children);
+        atomicSub(&dyn_control[DYN_C_PENDING], atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted);
+        atomicAdd(&dyn_control[DYN_C_FALLBACKS], kept);
+        atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], base + stacked + kept);
+    }
+    let post = workgroupUniformLoad(&dyn_wg_post);
+    let carries = post[0];
+    let to_ring = post[1];
+    let kept = post[2];
+    let ticket = post[3];
+    let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
+    let split = dyn_wg_split;
+    // Onto the stack: the carries, then the first `kept` children above them (deeper work on top).
+    for (var j = lid; j < (carries + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
+        let n = j / DYN_FRAME_WORDS;
+        let w = j % DYN_FRAME_WORDS;
+        var src = n;
+        if (n >= carries) {
+            src = DYN_CARRY_CAP + (n - carries);
+        }
+        atomicStore(&dyn_arena[dyn_stack_frame(me, base + n) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
+    }
+    // Into the ring: keyed hints, then the remaining children.
+    for (var j = lid; j < to_ring * DYN_FRAME_WORDS; j += DYN_WG) {
+        let n = j / DYN_FRAME_WORDS;
+        let w = j % DYN_FRAME_WORDS;
+        var src = DYN_CARRY_CAP + kept + (n - keyed_to_ring);
+        if (n < keyed_to_ring) {
+            src = DYN_CARRY_CAP + DYN_CHILD_CAP + n;
+        }
+        atomicStore(&dyn_arena[dyn_ring_frame((ticket + n) & (slots - 1u)) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
+    }
+    if (split != 0u && lid < DYN_FRAME_WORDS) {
+        let v = dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid];
+        atomicStore(&dyn_arena[dyn_ring_frame((split - 1u) & (slots - 1u)) + lid], v);
+    }
+    // Release: the frames above are visible before any state says "published".
+    storageBarrier();
+    for (var n = lid; n < to_ring; n += DYN_WG) {
+        let t = ticket + n;
+        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
+    }
+    if (split != 0u && lid == 0u) {
+        let t = split - 1u;
+        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
+    }
+    if (lid == 0u) {
+        dyn_wg_top = base + carries + kept;
+    }
+}
+
+@compute @workgroup_size(DYN_WG)
+fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    dyn_load_params();
+    let me = wid.x;
+    if (lid == 0u) {
+        dyn_wg_top = atomicLoad(&dyn_arena[me]);
+        dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
+        dyn_wg_idle = 0u;
+        if (me == 0u) {
+            atomicAdd(&dyn_control[DYN_C_LAUNCHES], 1u);
+        }
+    }
+    for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
+        atomicStore(&dyn_wg_units[s], 0u);
+    }
+    // Bounded by the fuel: dyn_plan answers EXIT once it is spent.
+    loop {
+        storageBarrier();
+        if (lid == 0u) {
+            dyn_plan(me);
+        }
+        let cmd = workgroupUniformLoad(&dyn_wg_cmd);
+        if (cmd[0] == DYN_CMD_EXIT) {
+            break;
+        }
+        if (cmd[0] == DYN_CMD_CLAIM) {
+            dyn_take_claimed(me, lid, cmd);
+        } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE) {
+            dyn_run_lane(me, lid, cmd);
+            workgroupBarrier();
+            storageBarrier();
+            dyn_publish(me, lid);
+        }
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        atomicStore(&dyn_arena[me], dyn_wg_top);
+    }
+    for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
+        let n = atomicLoad(&dyn_wg_units[s]);
+        if (n != 0u) {
+            atomicAdd(&dyn_control[DYN_C_UNITS + s], n);
+        }
+    }
+}
+
+// Seeds the entry's work: one fan-out frame of dyn_entry_count() units in ring slot 0.
+@compute @workgroup_size(1)
+fn dyn_init() {
+    dyn_load_params();
+    let count = dyn_entry_count();
+    atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
+    atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);
+    if (count == 0u) {
+        dyn_finish();
+        return;
+    }
+    let f = dyn_ring_frame(0u);
+    atomicStore(&dyn_arena[f], dyn_entry_stage());
+    atomicStore(&dyn_arena[f + 1u], 0u);
+    atomicStore(&dyn_arena[f + 2u], count);
+    atomicStore(&dyn_arena[f + 3u], 0u);
+    atomicStore(&dyn_arena[dyn_ring_state(0u)], 1u);
+    atomicStore(&dyn_control[DYN_C_TAIL], 1u);
+    atomicStore(&dyn_control[DYN_C_PENDING], 1u);
+    atomicStore(&dyn_control[DYN_C_ARGS], dyn_params.dyn_workers);
+}
