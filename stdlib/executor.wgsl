@@ -363,10 +363,10 @@ fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
 }
 
 // Recursion counter of a child through an edge into the bounded stage of a recursive component.
-fn dyn_rec_increment(target: u32, bound: u32) -> u32 {
+fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
     let rec = dyn_cur_rec + 1u;
     if (rec > bound) {
-        dyn_fail(DYN_ERR_MAX_DEPTH, target, rec, bound);
+        dyn_fail(DYN_ERR_MAX_DEPTH, stage, rec, bound);
     }
     return rec;
 }

@@ -46,7 +46,11 @@ fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u
         }
         Ty::Struct(i) => {
             let def = &program.structs[*i];
-            let parts: Vec<String> = def.fields.iter().map(|(_, t)| unpack(program, t, word, next)).collect();
+            let parts: Vec<String> = def
+                .fields
+                .iter()
+                .map(|(_, t)| unpack(program, t, word, next))
+                .collect();
             format!("{}({})", def.name, parts.join(", "))
         }
     }
@@ -56,12 +60,20 @@ fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u
 fn pack(program: &Program, ty: &Ty, value: &str, next: &mut u32, out: &mut String) {
     match ty {
         Ty::Scalar(_) | Ty::Atomic(_) => {
-            let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value});", *next);
+            let _ = writeln!(
+                out,
+                "    dyn_wg_staging[o + {}u] = bitcast<u32>({value});",
+                *next
+            );
             *next += 1;
         }
         Ty::Vector(n, _) => {
             for c in ["x", "y", "z", "w"].iter().take(*n as usize) {
-                let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value}.{c});", *next);
+                let _ = writeln!(
+                    out,
+                    "    dyn_wg_staging[o + {}u] = bitcast<u32>({value}.{c});",
+                    *next
+                );
                 *next += 1;
             }
         }
@@ -88,7 +100,11 @@ pub fn site_fn(program: &Program, k: usize) -> String {
     let mut out = format!("fn dyn_site_{k}({}) {{\n", params.join(", "));
     let to = edge.to;
     if edge.kind == EdgeKind::Keyed {
-        let domain = target.keyed.as_ref().map(|d| size_expr(program, d)).unwrap_or_else(|| "0u".into());
+        let domain = target
+            .keyed
+            .as_ref()
+            .map(|d| size_expr(program, d))
+            .unwrap_or_else(|| "0u".into());
         let _ = writeln!(out, "    dyn_push_keyed({to}u, p, {domain});\n}}");
         return out;
     }
@@ -131,7 +147,11 @@ pub fn executor_glue(program: &Program) -> String {
     out.push_str("}\n\n");
 
     let entry = &program.entry;
-    let _ = writeln!(out, "fn dyn_entry_stage() -> u32 {{\n    return {}u;\n}}\n", entry.stage);
+    let _ = writeln!(
+        out,
+        "fn dyn_entry_stage() -> u32 {{\n    return {}u;\n}}\n",
+        entry.stage
+    );
     let _ = writeln!(
         out,
         "fn dyn_entry_count() -> u32 {{\n    return {};\n}}\n",
@@ -141,10 +161,19 @@ pub fn executor_glue(program: &Program) -> String {
     out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
     for (id, stage) in program.stages.iter().enumerate() {
         let payload = match &stage.payload {
-            Some((_, ty)) => unpack(program, ty, &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i), &mut 0),
+            Some((_, ty)) => unpack(
+                program,
+                ty,
+                &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
+                &mut 0,
+            ),
             None => "0u".to_string(),
         };
-        let _ = writeln!(out, "        case {id}u: {{\n            dyn_stage_{}({payload}, index);\n        }}", stage.name);
+        let _ = writeln!(
+            out,
+            "        case {id}u: {{\n            dyn_stage_{}({payload}, index);\n        }}",
+            stage.name
+        );
     }
     out.push_str("        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n");
 
@@ -153,11 +182,26 @@ pub fn executor_glue(program: &Program) -> String {
         .stages
         .iter()
         .enumerate()
-        .filter_map(|(id, s)| s.keyed.as_ref().map(|d| (id, format!("(({} + 31u) / 32u)", size_expr(program, d)))))
+        .filter_map(|(id, s)| {
+            s.keyed
+                .as_ref()
+                .map(|d| (id, format!("(({} + 31u) / 32u)", size_expr(program, d))))
+        })
         .collect();
     out.push_str("fn dyn_is_keyed(stage: u32) -> bool {\n");
-    let test: Vec<String> = keyed.iter().map(|(id, _)| format!("stage == {id}u")).collect();
-    let _ = writeln!(out, "    return {};\n}}\n", if test.is_empty() { "false".into() } else { test.join(" || ") });
+    let test: Vec<String> = keyed
+        .iter()
+        .map(|(id, _)| format!("stage == {id}u"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "    return {};\n}}\n",
+        if test.is_empty() {
+            "false".into()
+        } else {
+            test.join(" || ")
+        }
+    );
     let offset = |upto: usize| -> String {
         let parts: Vec<&str> = keyed.iter().take(upto).map(|(_, w)| w.as_str()).collect();
         if parts.is_empty() {
@@ -168,14 +212,26 @@ pub fn executor_glue(program: &Program) -> String {
     };
     out.push_str("fn dyn_mark_offset(stage: u32) -> u32 {\n");
     for (i, (id, _)) in keyed.iter().enumerate() {
-        let _ = writeln!(out, "    if (stage == {id}u) {{\n        return {};\n    }}", offset(i));
+        let _ = writeln!(
+            out,
+            "    if (stage == {id}u) {{\n        return {};\n    }}",
+            offset(i)
+        );
     }
     out.push_str("    return 0u;\n}\n\n");
     out.push_str("fn dyn_mark_word(stage: u32, key: u32) -> u32 {\n    return dyn_mark_offset(stage) + key / 32u;\n}\n\n");
-    let _ = writeln!(out, "fn dyn_keyed_words() -> u32 {{\n    return {};\n}}\n", offset(keyed.len()));
+    let _ = writeln!(
+        out,
+        "fn dyn_keyed_words() -> u32 {{\n    return {};\n}}\n",
+        offset(keyed.len())
+    );
     out.push_str("fn dyn_word_stage(word: u32) -> u32 {\n");
     for (i, (id, _)) in keyed.iter().enumerate() {
-        let _ = writeln!(out, "    if (word < {}) {{\n        return {id}u;\n    }}", offset(i + 1));
+        let _ = writeln!(
+            out,
+            "    if (word < {}) {{\n        return {id}u;\n    }}",
+            offset(i + 1)
+        );
     }
     out.push_str("    return 0u;\n}\n\n");
     out.push_str("fn dyn_word_first_key(word: u32) -> u32 {\n    return (word - dyn_mark_offset(dyn_word_stage(word))) * 32u;\n}\n");

@@ -40,26 +40,69 @@ pub const CONTROL: &[(&str, u32)] = &[
 
 /// Statistics exposed in the manifest: (control word name, stat name, meaning).
 pub const STATS: &[(&str, &str, &str)] = &[
-    ("LAUNCHES", "launches", "launches of the main entry point that ran at least one workgroup"),
-    ("FUEL_EXHAUSTED", "fuel_exhaustions", "times a worker left a launch with work still on its stack"),
-    ("RING_HIGH_WATER", "ring_high_water", "most ring slots in use at once"),
-    ("STACK_HIGH_WATER", "stack_high_water", "most frames on one worker's stack at once"),
-    ("FALLBACKS", "fallback_spawns", "spawns that found the ring full and ran serially on the spawner's stack"),
-    ("SPLITS", "range_splits", "fan-out ranges split to lend half to idle workers"),
-    ("PENDING", "pending", "work still pending (0 after a completed run)"),
+    (
+        "LAUNCHES",
+        "launches",
+        "launches of the main entry point that ran at least one workgroup",
+    ),
+    (
+        "FUEL_EXHAUSTED",
+        "fuel_exhaustions",
+        "times a worker left a launch with work still on its stack",
+    ),
+    (
+        "RING_HIGH_WATER",
+        "ring_high_water",
+        "most ring slots in use at once",
+    ),
+    (
+        "STACK_HIGH_WATER",
+        "stack_high_water",
+        "most frames on one worker's stack at once",
+    ),
+    (
+        "FALLBACKS",
+        "fallback_spawns",
+        "spawns that found the ring full and ran serially on the spawner's stack",
+    ),
+    (
+        "SPLITS",
+        "range_splits",
+        "fan-out ranges split to lend half to idle workers",
+    ),
+    (
+        "PENDING",
+        "pending",
+        "work still pending (0 after a completed run)",
+    ),
 ];
 
 /// Error codes the kernel can leave: (code, name, meaning).
 pub const ERRORS: &[(u32, &str, &str)] = &[
-    (1, "MAX_DEPTH", "a chain of work re-entered a stage more often than its declared @max_depth"),
-    (2, "KEY_DOMAIN", "a keyed spawn's key was outside the stage's declared @keyed domain"),
-    (3, "INTERNAL", "an executor invariant failed (a bug in dyngc: please report it)"),
+    (
+        1,
+        "MAX_DEPTH",
+        "a chain of work re-entered a stage more often than its declared @max_depth",
+    ),
+    (
+        2,
+        "KEY_DOMAIN",
+        "a keyed spawn's key was outside the stage's declared @keyed domain",
+    ),
+    (
+        3,
+        "INTERNAL",
+        "an executor invariant failed (a bug in dyngc: please report it)",
+    ),
 ];
 
 pub fn control(name: &str) -> u32 {
-    CONTROL.iter().find(|(n, _)| *n == name).expect("known control word").1
+    CONTROL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("known control word")
+        .1
 }
-
 
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -78,18 +121,30 @@ impl Layout {
     /// `None` when even a batch of one unit does not fit in workgroup memory.
     pub fn new(program: &Program) -> Option<Layout> {
         let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
-        let spawns = program.stages.iter().map(|s| s.max_spawns).max().unwrap_or(0);
+        let spawns = program
+            .stages
+            .iter()
+            .map(|s| s.max_spawns)
+            .max()
+            .unwrap_or(0);
         let becomes = program.stages.iter().any(|s| s.becomes);
         let keyed = program
             .stages
             .iter()
-            .map(|s| s.sites.iter().filter(|&&k| program.edges[k].kind == EdgeKind::Keyed).count() as u32)
+            .map(|s| {
+                s.sites
+                    .iter()
+                    .filter(|&&k| program.edges[k].kind == EdgeKind::Keyed)
+                    .count() as u32
+            })
             .max()
             .unwrap_or(0);
         let per_unit = becomes as u32 + spawns + keyed;
         // Two extra staging frames: the split of a range, and scratch for pushes past capacity.
         let staging = |batch: u32| (batch * per_unit + 2) * frame_words;
-        let batch = (1..=WORKGROUP_SIZE).rev().find(|&b| staging(b) * 4 <= STAGING_BUDGET)?;
+        let batch = (1..=WORKGROUP_SIZE)
+            .rev()
+            .find(|&b| staging(b) * 4 <= STAGING_BUDGET)?;
         let carry_cap = if becomes { batch } else { 0 };
         let child_cap = batch * spawns;
         let keyed_cap = batch * keyed;
@@ -130,7 +185,10 @@ impl Layout {
         c("CHILD_CAP", self.child_cap);
         c("KEYED_CAP", self.keyed_cap);
         c("SPLIT_SLOT", self.split_slot);
-        c("SCRATCH", (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS);
+        c(
+            "SCRATCH",
+            (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS,
+        );
         c("STAGING_WORDS", self.staging_words);
         c("STACK_FRAMES", self.stack_frames);
         c("IDLE_LIMIT", IDLE_LIMIT);

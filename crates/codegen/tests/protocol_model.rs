@@ -94,6 +94,11 @@ enum Variant {
     NoReleaseFence,
     /// Take stores "consumed" before copying the frame out.
     ConsumedBeforeCopy,
+    /// Publish stores the frame words right after the reserve, with no `storageBarrier()`
+    /// between reading the "consumed" states and overwriting the slots.
+    ReserveWithoutBarrier,
+    /// A keyed spawn sets the mark first and only then adds 1 to `pending`.
+    CountAfterMark,
     /// A batch subtracts its finished frames from `pending` before adding its children.
     SubtractBeforeAdd,
     /// A worker runs a keyed hint without clearing (checking) the key's mark.
@@ -103,6 +108,7 @@ enum Variant {
 /// The shared state: the control block's words, the ring part of the arena and the marks.
 struct Sys {
     variant: Variant,
+    cov: &'static Coverage,
     head: AtomicU32,
     tail: AtomicU32,
     pending: AtomicU32,
@@ -146,10 +152,11 @@ trait Program {
 }
 
 impl Sys {
-    fn new(variant: Variant) -> Sys {
+    fn new(variant: Variant, cov: &'static Coverage) -> Sys {
         let atomics = |n: usize| (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
         Sys {
             variant,
+            cov,
             head: AtomicU32::new(0),
             tail: AtomicU32::new(0),
             pending: AtomicU32::new(0),
@@ -259,8 +266,18 @@ impl Sys {
         out
     }
 
-    /// The ring half of `dyn_publish`: frame words, `storageBarrier()`, "published" states.
+    /// The ring half of `dyn_publish`, after `dyn_ring_reserve` returned `ticket`:
+    /// `storageBarrier()`, frame words, `storageBarrier()`, "published" states.
     fn publish_frames(&self, ticket: u32, frames: &[Frame]) {
+        if frames.is_empty() {
+            return;
+        }
+        // Acquire: the previous lap's consumer copied these slots' frames out before it stored
+        // "consumed" (which the reserve read); without this barrier nothing orders our frame
+        // stores after that lap's, and a consumer of ours may read the old frame.
+        if self.variant != Variant::ReserveWithoutBarrier {
+            storage_barrier();
+        }
         let words = |sys: &Sys| {
             for (n, f) in frames.iter().enumerate() {
                 let s = slot(ticket.wrapping_add(n as u32));
@@ -294,13 +311,26 @@ impl Sys {
     }
 
     /// `dyn_push_keyed`: set the mark; if it was clear, count it pending and stage a hint.
+    ///
+    /// `pending` is raised before the mark is set (and lowered again if it was set already):
+    /// once the mark is set another worker may clear it, run the key and subtract its 1, and
+    /// if that came before our add, `pending` could read 0 while this unit still runs.
     fn push_keyed(&self, prog: &dyn Program, stage: u32, key: u32, out: &mut Out) {
         let bit = 1 << key;
-        if self.marks.fetch_or(bit, R) & bit != 0 {
-            return;
+        if self.variant == Variant::CountAfterMark {
+            if self.marks.fetch_or(bit, R) & bit != 0 {
+                return;
+            }
+            prog.newly_pending(key);
+            self.pending.fetch_add(1, R);
+        } else {
+            self.pending.fetch_add(1, R);
+            if self.marks.fetch_or(bit, R) & bit != 0 {
+                self.pending.fetch_sub(1, R);
+                return;
+            }
+            prog.newly_pending(key);
         }
-        prog.newly_pending(key);
-        self.pending.fetch_add(1, R);
         out.hints.push([stage, key]);
     }
 
@@ -343,7 +373,7 @@ impl Sys {
             // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
             let bit = 1 << frame[1];
             if self.marks.fetch_and(!bit, R) & bit == 0 {
-                HINTS_SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Coverage::hit(&self.cov.hints_skipped);
                 return false;
             }
             prog.cleared(frame[1]);
@@ -362,10 +392,10 @@ impl Sys {
         let keyed_to_ring = to_ring.min(keyed);
         let kept = children - (to_ring - keyed_to_ring);
         if kept > 0 {
-            FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Coverage::hit(&self.cov.fallbacks);
         }
         if keyed_to_ring < keyed {
-            HINTS_DROPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Coverage::hit(&self.cov.hints_dropped);
         }
         if self.variant == Variant::SubtractBeforeAdd {
             self.pending.fetch_sub(finished, R);
@@ -385,13 +415,51 @@ impl Sys {
     }
 }
 
-// Coverage counters (plain std atomics, outside the model): the scenarios must reach the
-// interesting paths in at least one explored execution.
-static FALLBACKS: AtomicUsize = AtomicUsize::new(0);
-static HINTS_DROPPED: AtomicUsize = AtomicUsize::new(0);
-static HINTS_SKIPPED: AtomicUsize = AtomicUsize::new(0);
-static SWEPT: AtomicUsize = AtomicUsize::new(0);
-static RING_TAKEN: AtomicUsize = AtomicUsize::new(0);
+/// Counters outside the model (plain std atomics, one set per test): how many explored
+/// executions went through each path, so a scenario can show it reaches the interesting ones.
+#[derive(Default)]
+struct Coverage {
+    executions: AtomicUsize,
+    fallbacks: AtomicUsize,
+    hints_dropped: AtomicUsize,
+    hints_skipped: AtomicUsize,
+    swept: AtomicUsize,
+    ring_taken: AtomicUsize,
+}
+
+impl Coverage {
+    const fn new() -> Coverage {
+        Coverage {
+            executions: AtomicUsize::new(0),
+            fallbacks: AtomicUsize::new(0),
+            hints_dropped: AtomicUsize::new(0),
+            hints_skipped: AtomicUsize::new(0),
+            swept: AtomicUsize::new(0),
+            ring_taken: AtomicUsize::new(0),
+        }
+    }
+
+    fn hit(counter: &AtomicUsize) {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn get(counter: &AtomicUsize) -> usize {
+        counter.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn report(&self, name: &str) {
+        println!(
+            "{name}: {} executions; paths reached: fallback {}, hint dropped {}, hint skipped {}, \
+             sweep {}, ring claim {}",
+            Self::get(&self.executions),
+            Self::get(&self.fallbacks),
+            Self::get(&self.hints_dropped),
+            Self::get(&self.hints_skipped),
+            Self::get(&self.swept),
+            Self::get(&self.ring_taken),
+        );
+    }
+}
 
 /// One launch of one worker: `dyn_main`'s loop with `dyn_plan`, single frames only.
 fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame>, fuel: u32) {
@@ -408,14 +476,14 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame
             let (claimed, ticket) = sys.ring_claim();
             if claimed > 0 {
                 idle = 0;
-                RING_TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Coverage::hit(&sys.cov.ring_taken);
                 stack.extend(sys.take_claimed(ticket, claimed));
                 continue;
             }
             let swept = sys.sweep(prog, keyed_stage, stack);
             if swept > 0 {
                 idle = 0;
-                SWEPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Coverage::hit(&sys.cov.swept);
                 continue;
             }
             if sys.pending.load(R) == 0 {
@@ -472,13 +540,6 @@ fn fails(model: impl FnOnce() + std::panic::UnwindSafe) -> bool {
     std::panic::catch_unwind(model).is_err()
 }
 
-fn report(name: &str, executions: &AtomicUsize) {
-    println!(
-        "{name}: {} executions",
-        executions.load(std::sync::atomic::Ordering::Relaxed)
-    );
-}
-
 // ---------------------------------------------------------------------------------------------
 // 1. ring_exactly_once
 
@@ -496,10 +557,10 @@ struct RingGhost {
     fallback: u32,
 }
 
-fn ring_model(variant: Variant, preemptions: usize, executions: &'static AtomicUsize) {
+fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
-        executions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let sys = Arc::new(Sys::new(variant));
+        Coverage::hit(&cov.executions);
+        let sys = Arc::new(Sys::new(variant, cov));
         let ghost = std::sync::Arc::new(Mutex::new(RingGhost {
             taken: vec![0; RING_ITEMS as usize + 1],
             fallback: 0,
@@ -546,51 +607,47 @@ fn ring_model(variant: Variant, preemptions: usize, executions: &'static AtomicU
         }
         // Drain what is left (everything is published now), then check the accounting.
         while take(&sys, &ghost) {}
-        assert_eq!(sys.head.load(R), sys.tail.load(R), "published entry left behind");
+        assert_eq!(
+            sys.head.load(R),
+            sys.tail.load(R),
+            "published entry left behind"
+        );
         let g = ghost.lock().unwrap();
         let taken: u32 = g.taken.iter().sum();
-        assert_eq!(RING_ITEMS, taken + g.fallback, "produced != taken + fallback");
+        assert_eq!(
+            RING_ITEMS,
+            taken + g.fallback,
+            "produced != taken + fallback"
+        );
     });
 }
 
 #[test]
 fn ring_exactly_once() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    ring_model(Variant::Correct, 2, &EXECUTIONS);
-    report("ring_exactly_once", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    ring_model(Variant::Correct, 2, &COV);
+    COV.report("ring_exactly_once");
 }
 
 #[test]
 fn ring_detects_state_before_frame() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    assert!(fails(|| ring_model(
-        Variant::StateBeforeFrame,
-        2,
-        &EXECUTIONS
-    )));
-    report("ring_detects_state_before_frame", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| ring_model(Variant::StateBeforeFrame, 2, &COV)));
+    COV.report("ring_detects_state_before_frame");
 }
 
 #[test]
 fn ring_detects_missing_release_fence() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    assert!(fails(|| ring_model(
-        Variant::NoReleaseFence,
-        2,
-        &EXECUTIONS
-    )));
-    report("ring_detects_missing_release_fence", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| ring_model(Variant::NoReleaseFence, 2, &COV)));
+    COV.report("ring_detects_missing_release_fence");
 }
 
 #[test]
 fn ring_detects_consumed_before_copy() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    assert!(fails(|| ring_model(
-        Variant::ConsumedBeforeCopy,
-        2,
-        &EXECUTIONS
-    )));
-    report("ring_detects_consumed_before_copy", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| ring_model(Variant::ConsumedBeforeCopy, 2, &COV)));
+    COV.report("ring_detects_consumed_before_copy");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -643,10 +700,10 @@ impl Program for Tree {
     }
 }
 
-fn termination_model(variant: Variant, preemptions: usize, executions: &'static AtomicUsize) {
+fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
-        executions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let sys = Arc::new(Sys::new(variant));
+        Coverage::hit(&cov.executions);
+        let sys = Arc::new(Sys::new(variant, cov));
         sys.init_root([STAGE_UNIT, 0]);
         let prog = std::sync::Arc::new(Tree {
             executed: Mutex::new([0; TREE_UNITS]),
@@ -677,23 +734,23 @@ fn termination_model(variant: Variant, preemptions: usize, executions: &'static 
 
 #[test]
 fn termination_detection() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    termination_model(Variant::Correct, 2, &EXECUTIONS);
-    report("termination_detection", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    termination_model(Variant::Correct, 2, &COV);
+    COV.report("termination_detection");
     // The scenario reaches both the ring and the serial fallback.
-    assert!(FALLBACKS.load(std::sync::atomic::Ordering::Relaxed) > 0);
-    assert!(RING_TAKEN.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    assert!(Coverage::get(&COV.fallbacks) > 0);
+    assert!(Coverage::get(&COV.ring_taken) > 0);
 }
 
 #[test]
 fn termination_detects_subtract_before_add() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
+    static COV: Coverage = Coverage::new();
     assert!(fails(|| termination_model(
         Variant::SubtractBeforeAdd,
         2,
-        &EXECUTIONS
+        &COV
     )));
-    report("termination_detects_subtract_before_add", &EXECUTIONS);
+    COV.report("termination_detects_subtract_before_add");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -730,7 +787,10 @@ impl Program for Keyed {
                 {
                     let mut p = self.periods.lock().unwrap();
                     let [_, cleared, runs] = &mut p[key as usize];
-                    assert!(*runs < *cleared, "key {key} ran twice for one pending period");
+                    assert!(
+                        *runs < *cleared,
+                        "key {key} ran twice for one pending period"
+                    );
                     *runs += 1;
                 }
                 if key == 1 {
@@ -758,10 +818,10 @@ impl Program for Keyed {
     }
 }
 
-fn keyed_model(variant: Variant, preemptions: usize, executions: &'static AtomicUsize) {
+fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
-        executions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let sys = Arc::new(Sys::new(variant));
+        Coverage::hit(&cov.executions);
+        let sys = Arc::new(Sys::new(variant, cov));
         // Each worker starts with one spawner frame on its stack (counted in `pending`).
         sys.pending.store(2, R);
         let prog = std::sync::Arc::new(Keyed {
@@ -781,36 +841,36 @@ fn keyed_model(variant: Variant, preemptions: usize, executions: &'static Atomic
             })
             .collect();
         let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let before = format!("{stacks:?} pending {} done {} marks {} {:?}", sys.pending.load(R), sys.done.load(R), sys.marks.load(R), prog.periods.lock().unwrap());
         host_relaunch(&sys, &*prog, STAGE_KEYED, &mut stacks);
-        assert_eq!(sys.marks.load(R), 0);
+        assert_eq!(sys.marks.load(R), 0, "{before}");
         assert_eq!(sys.pending.load(R), 0);
         let p = prog.periods.lock().unwrap();
         for (key, [periods, cleared, runs]) in p.iter().enumerate() {
             assert!(*periods >= 1, "key {key} never spawned");
             assert_eq!(periods, cleared, "key {key}");
-            assert_eq!(periods, runs, "key {key}: each pending period runs exactly once");
+            assert_eq!(
+                periods, runs,
+                "key {key}: each pending period runs exactly once"
+            );
         }
     });
 }
 
 #[test]
 fn keyed_marks() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    keyed_model(Variant::Correct, 2, &EXECUTIONS);
-    report("keyed_marks", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    keyed_model(Variant::Correct, 2, &COV);
+    COV.report("keyed_marks");
     // The scenario reaches dropped hints, the sweep and skipped hints.
-    assert!(HINTS_DROPPED.load(std::sync::atomic::Ordering::Relaxed) > 0);
-    assert!(SWEPT.load(std::sync::atomic::Ordering::Relaxed) > 0);
-    assert!(HINTS_SKIPPED.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    assert!(Coverage::get(&COV.hints_dropped) > 0);
+    assert!(Coverage::get(&COV.swept) > 0);
+    assert!(Coverage::get(&COV.hints_skipped) > 0);
 }
 
 #[test]
 fn keyed_detects_hint_ignoring_mark() {
-    static EXECUTIONS: AtomicUsize = AtomicUsize::new(0);
-    assert!(fails(|| keyed_model(
-        Variant::HintIgnoresMark,
-        2,
-        &EXECUTIONS
-    )));
-    report("keyed_detects_hint_ignoring_mark", &EXECUTIONS);
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| keyed_model(Variant::HintIgnoresMark, 2, &COV)));
+    COV.report("keyed_detects_hint_ignoring_mark");
 }

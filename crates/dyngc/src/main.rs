@@ -1,1 +1,64 @@
-fn main() {}
+//! The dyngc command line: `check`, `explain`, `graph`, `build`, `run`. The only crate that does
+//! file IO. Exit status: 0 success, 1 program errors (diagnostics, failed runs), 2 usage or IO
+//! errors.
+
+mod build;
+mod check;
+mod cli;
+mod diag;
+mod explain;
+mod frontend;
+mod graph;
+mod npy;
+mod run;
+mod values;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// A command's failure: its exit status and what to print (`None`: already reported).
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: Option<String>,
+}
+
+impl Failure {
+    /// Bad usage or an IO problem: exit status 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure { code: 2, message: Some(message.into()) }
+    }
+
+    /// The program or the run failed: exit status 1.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Failure { code: 1, message: Some(message.into()) }
+    }
+
+    /// Diagnostics were already printed: exit status 1.
+    pub fn reported() -> Self {
+        Failure { code: 1, message: None }
+    }
+}
+
+pub type CmdResult = Result<(), Failure>;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let ctx = diag::Ctx::new(args.color, args.message_format);
+    let result = match args.command {
+        cli::Command::Check(a) => check::run(&ctx, a),
+        cli::Command::Explain(a) => explain::run(a),
+        cli::Command::Graph(a) => graph::run(&ctx, a),
+        cli::Command::Build(a) => build::run(&ctx, a),
+        cli::Command::Run(a) => run::run(&ctx, a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            if let Some(m) = &f.message {
+                ctx.error(m);
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}

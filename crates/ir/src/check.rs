@@ -6,8 +6,9 @@
 //! 2. `body`: spawn/become sites in stage bodies become edges; site-level rules (payload
 //!    presence, fan-out vs `@index`, keyed targets, loops, barriers, spawn counts).
 //! 3. `graph`: strongly connected components, cycle rules, recursion counters, bounds.
-//! 4. `validate`: only when nothing failed so far, every body is validated by naga in the WGSL
-//!    context the generator emits ([`crate::wgsl::user_module`]).
+//! 4. `validate`: once declarations and sites are sound (graph-level errors, spawn counts and
+//!    barriers do not stop it), every body is validated by naga in the WGSL context the
+//!    generator emits ([`crate::wgsl::user_module`]).
 
 mod body;
 mod decls;
@@ -37,8 +38,15 @@ pub fn check(file: &ast::File, source: &str, name: &str) -> Checked {
     // The same problem found twice (e.g. a reserved name as a declaration and as a token).
     let mut seen = std::collections::HashSet::new();
     diagnostics.retain(|d| seen.insert((d.code, d.primary.span.start, d.primary.span.end)));
-    let program = if diagnostics.iter().any(Diagnostic::is_error) { None } else { program };
-    Checked { program, diagnostics }
+    let program = if diagnostics.iter().any(Diagnostic::is_error) {
+        None
+    } else {
+        program
+    };
+    Checked {
+        program,
+        diagnostics,
+    }
 }
 
 /// What a top-level name refers to.
@@ -109,10 +117,24 @@ impl<'a> Checker<'a> {
         self.diags.iter().any(Diagnostic::is_error)
     }
 
+    /// Errors after which the draft program cannot be validated by naga (it would report
+    /// follow-on errors of placeholders, missing payloads or misplaced spawns).
+    fn has_blocking_errors(&self) -> bool {
+        use dyngc_syntax::codes::*;
+        const INDEPENDENT: &[&str] = &[DYN0203, DYN0206, DYN0207, DYN0300, DYN0301, DYN0303];
+        self.diags
+            .iter()
+            .any(|d| d.is_error() && !INDEPENDENT.contains(&d.code))
+    }
+
     /// Names of every top-level declaration of one kind, for suggestions.
     fn names_of(&self, pred: impl Fn(GlobalKind) -> bool) -> Vec<&'a str> {
-        let mut v: Vec<(&'a str, usize)> =
-            self.globals.iter().filter(|(_, g)| pred(g.kind)).map(|(n, g)| (*n, g.span.start)).collect();
+        let mut v: Vec<(&'a str, usize)> = self
+            .globals
+            .iter()
+            .filter(|(_, g)| pred(g.kind))
+            .map(|(n, g)| (*n, g.span.start))
+            .collect();
         v.sort_by_key(|&(_, s)| s);
         v.into_iter().map(|(n, _)| n).collect()
     }
@@ -120,15 +142,17 @@ impl<'a> Checker<'a> {
     fn run(&mut self, name: &str) -> Option<Program> {
         self.collect_names();
         let structs = self.check_structs();
-        let resources = self.check_resources(&structs.defs);
+        let resources = self.check_resources(&structs);
         let params = self.check_params();
-        let sigs = self.check_stage_sigs(&structs.defs);
+        let sigs = self.check_stage_sigs(&structs);
         let entry = self.check_entry(&sigs);
         let bodies = self.check_bodies(&sigs);
         self.check_other_blocks();
         let graph = self.check_graph(&sigs, &bodies, entry.as_ref());
 
-        if self.has_errors() || !structs.acyclic {
+        // naga still runs after errors that leave the draft program well-formed (graph rules,
+        // spawn counts, barriers), so one run reports both kinds.
+        if self.has_blocking_errors() || !structs.acyclic {
             return None;
         }
         let entry = entry?;
@@ -158,14 +182,28 @@ impl<'a> Checker<'a> {
             g.add_node(i);
         }
         for (k, e) in edges.iter().enumerate() {
-            g.add_edge(petgraph::graph::NodeIndex::new(e.from), petgraph::graph::NodeIndex::new(e.to), k);
+            g.add_edge(
+                petgraph::graph::NodeIndex::new(e.from),
+                petgraph::graph::NodeIndex::new(e.to),
+                k,
+            );
         }
-        let max_frames_per_unit =
-            stages.iter().map(|s| s.max_spawns.saturating_add(u32::from(s.becomes))).max().unwrap_or(0).max(1);
+        let max_frames_per_unit = stages
+            .iter()
+            .map(|s| s.max_spawns.saturating_add(u32::from(s.becomes)))
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        // `Ty::words` without recursion or overflow.
+        let words = |ty: &crate::Ty| match ty {
+            crate::Ty::Struct(i) => structs.words.get(*i).copied().unwrap_or(0),
+            crate::Ty::Vector(n, _) => u64::from(*n),
+            _ => 1,
+        };
         let max_payload_words = stages
             .iter()
             .filter_map(|s| s.payload.as_ref())
-            .map(|(_, ty)| ty.words(&structs.defs))
+            .map(|(_, ty)| u32::try_from(words(ty)).unwrap_or(u32::MAX))
             .max()
             .unwrap_or(0)
             .max(1);
@@ -186,11 +224,11 @@ impl<'a> Checker<'a> {
         };
         let until = program.entry.until.clone();
         let naga = validate::validate(&program, until.as_ref(), &self.stages, &self.helpers);
-        if naga.is_empty() {
-            Some(program)
-        } else {
-            self.diags.extend(naga);
+        self.diags.extend(naga);
+        if self.has_errors() {
             None
+        } else {
+            Some(program)
         }
     }
 }

@@ -166,7 +166,8 @@ pub struct Edge {
     pub span: Span,
     pub payload: Option<Span>,
     pub count: Option<Span>,
-    /// True if the site is inside an `if`/`switch`/loop, i.e. it has a condition.
+    /// True if the site is inside an `if`/`switch`/loop, or follows (in its block or an
+    /// enclosing one) a statement that may `return` or `become`: i.e. it has a condition.
     pub conditional: bool,
     pub recursion: RecursionStep,
 }

@@ -126,6 +126,7 @@ fn launch_protocol() {
         }
         Err(e) => panic!("{e}"),
     };
+    eprintln!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
     let m = manifest();
     let exec = dyngc_runtime::Executor::new(&gpu.device, &m, WGSL).unwrap();
     let x: Vec<u8> = (0..1000u32).flat_map(|v| v.to_le_bytes()).collect();

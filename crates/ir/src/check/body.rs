@@ -10,7 +10,12 @@ use dyngc_syntax::Diagnostic;
 /// Most non-keyed spawns one unit may make.
 pub(crate) const MAX_SPAWNS_PER_UNIT: u32 = 16;
 
-const BARRIERS: &[&str] = &["workgroupBarrier", "storageBarrier", "textureBarrier", "workgroupUniformLoad"];
+const BARRIERS: &[&str] = &[
+    "workgroupBarrier",
+    "storageBarrier",
+    "textureBarrier",
+    "workgroupUniformLoad",
+];
 
 /// Edges and per-stage facts from the bodies.
 pub(super) struct Bodies {
@@ -55,10 +60,22 @@ pub(super) fn collect_sites<'a>(
             Stmt::If { then, else_, .. } => {
                 collect_sites(src, &then.stmts, true, open_loop, mult, out);
                 if let Some(e) = else_ {
-                    collect_sites(src, std::slice::from_ref(e.as_ref()), true, open_loop, mult, out);
+                    collect_sites(
+                        src,
+                        std::slice::from_ref(e.as_ref()),
+                        true,
+                        open_loop,
+                        mult,
+                        out,
+                    );
                 }
             }
-            Stmt::Loop { header, trip_count, body, .. } => {
+            Stmt::Loop {
+                header,
+                trip_count,
+                body,
+                ..
+            } => {
                 let (open, m) = match trip_count {
                     Some(n) => (open_loop, mult.saturating_mul(*n)),
                     None => (Some(header), mult),
@@ -98,7 +115,12 @@ fn may_exit(src: &str, stmt: &Stmt) -> bool {
 impl<'a> Checker<'a> {
     pub(super) fn check_bodies(&mut self, sigs: &[StageSig]) -> Bodies {
         let stages = self.stages.clone();
-        let mut bodies = Bodies { edges: Vec::new(), sites: Vec::new(), max_spawns: Vec::new(), becomes: Vec::new() };
+        let mut bodies = Bodies {
+            edges: Vec::new(),
+            sites: Vec::new(),
+            max_spawns: Vec::new(),
+            becomes: Vec::new(),
+        };
         for (from, st) in stages.iter().enumerate() {
             let mut sites = Vec::new();
             collect_sites(self.src, &st.body.stmts, false, None, 1, &mut sites);
@@ -122,7 +144,11 @@ impl<'a> Checker<'a> {
                     .with_hint("use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children");
                     self.error(d);
                 }
-                let target = match self.globals.get(site.spawn.target.name.as_str()).map(|g| g.kind) {
+                let target = match self
+                    .globals
+                    .get(site.spawn.target.name.as_str())
+                    .map(|g| g.kind)
+                {
                     Some(GlobalKind::Stage(t)) => Some(t),
                     other => {
                         self.unknown_stage(&site.spawn.target, other);
@@ -182,7 +208,10 @@ impl<'a> Checker<'a> {
                     p.clone(),
                     "this payload has nowhere to go",
                 )
-                .with_label(target.name.span.clone(), format!("`{name}` declared without a payload"))
+                .with_label(
+                    target.name.span.clone(),
+                    format!("`{name}` declared without a payload"),
+                )
                 .with_hint(format!("write `{verb} {name}()`"));
                 self.error(d);
             }
@@ -236,8 +265,13 @@ impl<'a> Checker<'a> {
                         s.span.clone(),
                         "fan-out children are told apart by their index",
                     )
-                    .with_label(target.name.span.clone(), format!("`{name}` has no `@index` parameter"))
-                    .with_hint(format!("add `@index j: u32` to `{name}`, or spawn it without `[n]`"));
+                    .with_label(
+                        target.name.span.clone(),
+                        format!("`{name}` has no `@index` parameter"),
+                    )
+                    .with_hint(format!(
+                        "add `@index j: u32` to `{name}`, or spawn it without `[n]`"
+                    ));
                     self.error(d);
                 }
                 EdgeKind::FanOut
@@ -252,7 +286,9 @@ impl<'a> Checker<'a> {
                         "no fan-out count given",
                     )
                     .with_label(ix.span.clone(), format!("`{name}` expects a fan-out index"))
-                    .with_hint(format!("write `spawn[1] {name}(..)` or drop its `@index` parameter"));
+                    .with_hint(format!(
+                        "write `spawn[1] {name}(..)` or drop its `@index` parameter"
+                    ));
                     self.error(d);
                 }
                 EdgeKind::Spawn
@@ -261,9 +297,17 @@ impl<'a> Checker<'a> {
     }
 
     fn keyed_site(&mut self, site: &Site, target: &ast::Stage, msg: &str) {
-        let d = Diagnostic::error(DYN0202, msg.to_string(), site.spawn.span.clone(), format!("`{}` is keyed", target.name.name))
-            .with_label(target.name.span.clone(), "declared `@keyed` here")
-            .with_hint(format!("keyed stages are reached only by a plain `spawn {}(key)`", target.name.name));
+        let d = Diagnostic::error(
+            DYN0202,
+            msg.to_string(),
+            site.spawn.span.clone(),
+            format!("`{}` is keyed", target.name.name),
+        )
+        .with_label(target.name.span.clone(), "declared `@keyed` here")
+        .with_hint(format!(
+            "keyed stages are reached only by a plain `spawn {}(key)`",
+            target.name.name
+        ));
         self.error(d);
     }
 

@@ -11,7 +11,14 @@ pub(super) struct Structs {
     pub defs: Vec<StructDef>,
     /// False when a struct contains itself (then `Ty::words` must not be called).
     pub acyclic: bool,
+    /// Per struct: whether it contains an atomic.
+    pub atomic: Vec<bool>,
+    /// Per struct: its size in words, saturating (only meaningful when `acyclic`).
+    pub words: Vec<u64>,
 }
+
+/// Deepest nesting of structs inside structs.
+pub(crate) const MAX_STRUCT_NESTING: usize = 32;
 
 /// A stage's checked signature and attributes.
 pub(super) struct StageSig {
@@ -88,14 +95,25 @@ impl<'a> Checker<'a> {
             .with_note("all top-level names (resources, parameters, structs, helpers, stages) share one namespace");
             self.error(d);
         } else {
-            self.globals.insert(&name.name, Global { kind, span: name.span.clone() });
+            self.globals.insert(
+                &name.name,
+                Global {
+                    kind,
+                    span: name.span.clone(),
+                },
+            );
         }
     }
 
     pub(super) fn check_reserved(&mut self, name: &ast::Ident) {
         if let Some(why) = reserved(&name.name) {
-            let d = Diagnostic::error(DYN0102, format!("`{}` is a reserved name", name.name), name.span.clone(), why)
-                .with_hint("choose another name");
+            let d = Diagnostic::error(
+                DYN0102,
+                format!("`{}` is a reserved name", name.name),
+                name.span.clone(),
+                why,
+            )
+            .with_hint("choose another name");
             self.error(d);
         }
     }
@@ -115,28 +133,45 @@ impl<'a> Checker<'a> {
         let name = te.name.name.as_str();
         let unsupported = |s: String| Err(TyError::Unsupported(s));
         if let Some(s) = scalar(name) {
-            return if te.args.is_empty() { Ok(Ty::Scalar(s)) } else { unsupported(format!("`{name}` takes no type arguments")) };
+            return if te.args.is_empty() {
+                Ok(Ty::Scalar(s))
+            } else {
+                unsupported(format!("`{name}` takes no type arguments"))
+            };
         }
         let b = name.as_bytes();
         match name {
             "vec2" | "vec3" | "vec4" => {
                 let n = b[3] - b'0';
                 if te.args.len() != 1 {
-                    return unsupported(format!("`{name}` takes one element type, as in `{name}<f32>`"));
+                    return unsupported(format!(
+                        "`{name}` takes one element type, as in `{name}<f32>`"
+                    ));
                 }
                 let arg = &te.args[0];
                 match scalar(&arg.name.name) {
                     Some(s) if arg.args.is_empty() => Ok(Ty::Vector(n, s)),
-                    _ => unsupported(format!("vector elements must be `u32`, `i32` or `f32`, not `{}`", arg.name.name)),
+                    _ => unsupported(format!(
+                        "vector elements must be `u32`, `i32` or `f32`, not `{}`",
+                        arg.name.name
+                    )),
                 }
             }
-            _ if b.len() == 5 && name.starts_with("vec") && (b'2'..=b'4').contains(&b[3]) && b"iufh".contains(&b[4]) => {
-                let s = match b[4] {
-                    b'u' => U32,
-                    b'i' => I32,
-                    b'f' => F32,
-                    _ => return unsupported("`f16` vectors need a device feature dyngc does not require; use `f32`".into()),
-                };
+            _ if b.len() == 5
+                && name.starts_with("vec")
+                && (b'2'..=b'4').contains(&b[3])
+                && b"iufh".contains(&b[4]) =>
+            {
+                let s =
+                    match b[4] {
+                        b'u' => U32,
+                        b'i' => I32,
+                        b'f' => F32,
+                        _ => return unsupported(
+                            "`f16` vectors need a device feature dyngc does not require; use `f32`"
+                                .into(),
+                        ),
+                    };
                 if te.args.is_empty() {
                     Ok(Ty::Vector(b[3] - b'0', s))
                 } else {
@@ -144,15 +179,21 @@ impl<'a> Checker<'a> {
                 }
             }
             "atomic" => match te.args.as_slice() {
-                [arg] if arg.args.is_empty() && matches!(scalar(&arg.name.name), Some(U32 | I32)) => {
+                [arg]
+                    if arg.args.is_empty() && matches!(scalar(&arg.name.name), Some(U32 | I32)) =>
+                {
                     Ok(Ty::Atomic(scalar(&arg.name.name).unwrap_or(U32)))
                 }
                 _ => unsupported("only `atomic<u32>` and `atomic<i32>` exist".into()),
             },
             "bool" => unsupported("`bool` has no fixed memory layout; use `u32` (0 or 1)".into()),
-            "f16" => unsupported("`f16` needs a device feature dyngc does not require; use `f32`".into()),
+            "f16" => {
+                unsupported("`f16` needs a device feature dyngc does not require; use `f32`".into())
+            }
             "array" => unsupported("arrays cannot be nested here".into()),
-            _ if super::names::is_builtin_type(name) => unsupported(format!("`{name}` is not supported here")),
+            _ if super::names::is_builtin_type(name) => {
+                unsupported(format!("`{name}` is not supported here"))
+            }
             _ => match self.globals.get(name).map(|g| g.kind) {
                 Some(GlobalKind::Struct(i)) => {
                     if te.args.is_empty() {
@@ -161,9 +202,9 @@ impl<'a> Checker<'a> {
                         unsupported(format!("struct `{name}` takes no type arguments"))
                     }
                 }
-                Some(GlobalKind::Helper(ast::WgslItemKind::Alias)) => {
-                    unsupported(format!("`{name}` is a type alias; aliases cannot be used here, write the type out"))
-                }
+                Some(GlobalKind::Helper(ast::WgslItemKind::Alias)) => unsupported(format!(
+                    "`{name}` is a type alias; aliases cannot be used here, write the type out"
+                )),
                 Some(other) => {
                     let d = Diagnostic::error(
                         DYN0100,
@@ -213,7 +254,10 @@ impl<'a> Checker<'a> {
                 if let Some(first) = seen.iter().find(|i| i.name == f.name.name) {
                     let d = Diagnostic::error(
                         DYN0101,
-                        format!("field `{}` is defined more than once in `{}`", f.name.name, s.name.name),
+                        format!(
+                            "field `{}` is defined more than once in `{}`",
+                            f.name.name, s.name.name
+                        ),
                         f.name.span.clone(),
                         "redefined here",
                     )
@@ -238,52 +282,124 @@ impl<'a> Checker<'a> {
                 };
                 fields.push((f.name.name.clone(), ty));
             }
-            defs.push(StructDef { name: s.name.name.clone(), fields, span: s.span.clone() });
+            defs.push(StructDef {
+                name: s.name.name.clone(),
+                fields,
+                span: s.span.clone(),
+            });
         }
-        // A struct must not contain itself.
+        // A struct must not contain itself. Structs are processed dependencies first (Kahn's
+        // algorithm, no recursion: a file may hold a very long chain of structs); what is left
+        // over lies on or behind a cycle.
         let n = defs.len();
-        let mut color = vec![0u8; n];
-        let mut acyclic = true;
-        for i in 0..n {
-            if color[i] == 0 {
-                self.struct_dfs(i, &defs, &decls, &mut color, &mut acyclic);
-            }
-        }
-        Structs { defs, acyclic }
-    }
-
-    fn struct_dfs(
-        &mut self,
-        i: usize,
-        defs: &[StructDef],
-        decls: &[&ast::StructDecl],
-        color: &mut [u8],
-        acyclic: &mut bool,
-    ) {
-        color[i] = 1;
-        for (fi, (_, ty)) in defs[i].fields.iter().enumerate() {
-            if let Ty::Struct(j) = ty {
-                let j = *j;
-                if color[j] == 1 {
-                    *acyclic = false;
-                    let d = Diagnostic::error(
-                        DYN0105,
-                        format!("struct `{}` contains itself", defs[j].name),
-                        decls[i].fields[fi].ty.span.clone(),
-                        format!("`{}` is part of `{}` here, so it would be infinitely large", defs[j].name, defs[i].name),
-                    );
-                    self.error(d);
-                } else if color[j] == 0 {
-                    self.struct_dfs(j, defs, decls, color, acyclic);
+        let mut pending = vec![0usize; n];
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, d) in defs.iter().enumerate() {
+            for (_, ty) in &d.fields {
+                if let Ty::Struct(j) = ty {
+                    pending[i] += 1;
+                    users[*j].push(i);
                 }
             }
         }
-        color[i] = 2;
+        let mut atomic = vec![false; n];
+        let mut words = vec![0u64; n];
+        let mut depth = vec![1usize; n];
+        let mut ready: Vec<usize> = (0..n).filter(|&i| pending[i] == 0).collect();
+        let mut done = 0;
+        while let Some(i) = ready.pop() {
+            done += 1;
+            for (_, ty) in &defs[i].fields {
+                let (a, w) = match ty {
+                    Ty::Scalar(_) => (false, 1),
+                    Ty::Atomic(_) => (true, 1),
+                    Ty::Vector(k, _) => (false, u64::from(*k)),
+                    Ty::Struct(j) => {
+                        depth[i] = depth[i].max(depth[*j] + 1);
+                        (atomic[*j], words[*j])
+                    }
+                };
+                atomic[i] |= a;
+                words[i] = words[i].saturating_add(w);
+            }
+            for &u in &users[i] {
+                pending[u] -= 1;
+                if pending[u] == 0 {
+                    ready.push(u);
+                }
+            }
+        }
+        let acyclic = done == n;
+        // Deeply nested structs are useless as payloads and resources, and naga (here and in
+        // the code generator) recurses over them.
+        if let Some(i) = (0..n).find(|&i| depth[i] > MAX_STRUCT_NESTING) {
+            let d = Diagnostic::error(
+                DYN0105,
+                format!("struct `{}` nests {} structs deep", defs[i].name, depth[i]),
+                decls[i].name.span.clone(),
+                format!("structs may nest at most {MAX_STRUCT_NESTING} deep"),
+            )
+            .with_hint("flatten the struct");
+            self.error(d);
+        }
+        if !acyclic {
+            let (comp, comps) = super::graph::components(
+                n,
+                defs.iter().enumerate().flat_map(|(i, d)| {
+                    d.fields.iter().filter_map(move |(_, t)| match t {
+                        Ty::Struct(j) => Some((i, *j)),
+                        _ => None,
+                    })
+                }),
+            );
+            for members in &comps {
+                // The first field (in source order) that closes a cycle in this component.
+                let mut first: Option<(usize, usize, usize)> = None;
+                for &i in members {
+                    for (fi, (_, ty)) in defs[i].fields.iter().enumerate() {
+                        if let Ty::Struct(j) = ty {
+                            let start = decls[i].fields[fi].ty.span.start;
+                            if comp[*j] == comp[i] && first.is_none_or(|(_, _, s)| start < s) {
+                                first = Some((i, fi, start));
+                            }
+                        }
+                    }
+                }
+                if let Some((i, fi, _)) = first {
+                    let field = &decls[i].fields[fi];
+                    let d = Diagnostic::error(
+                        DYN0105,
+                        format!("struct `{}` contains itself", defs[i].name),
+                        field.ty.span.clone(),
+                        format!(
+                            "`{}` leads back to `{}`, so `{}` would be infinitely large",
+                            field.name.name, defs[i].name, defs[i].name
+                        ),
+                    );
+                    self.error(d);
+                }
+            }
+        }
+        Structs {
+            defs,
+            acyclic,
+            atomic,
+            words,
+        }
+    }
+
+    /// True if `ty` is or contains an atomic.
+    pub(super) fn contains_atomic(ty: &Ty, structs: &Structs) -> bool {
+        match ty {
+            Ty::Atomic(_) => true,
+            Ty::Struct(i) => structs.atomic.get(*i).copied().unwrap_or(false),
+            _ => false,
+        }
     }
 
     // ------------------------------------------------------------ resources
 
-    pub(super) fn check_resources(&mut self, structs: &[StructDef]) -> Vec<Resource> {
+    pub(super) fn check_resources(&mut self, structs: &Structs) -> Vec<Resource> {
         let decls = self.resources.clone();
         let mut out = Vec::new();
         let mut pins: Vec<Option<(u32, u32, Span)>> = Vec::new();
@@ -307,7 +423,9 @@ impl<'a> Checker<'a> {
                 }
             }
             let pin = match (&group, &binding) {
-                (Some((g, gs)), Some((b, bs))) => Some((*g, *b, gs.start.min(bs.start)..gs.end.max(bs.end))),
+                (Some((g, gs)), Some((b, bs))) => {
+                    Some((*g, *b, gs.start.min(bs.start)..gs.end.max(bs.end)))
+                }
                 (Some((_, s)), None) | (None, Some((_, s))) => {
                     let d = Diagnostic::error(
                         DYN0104,
@@ -325,12 +443,14 @@ impl<'a> Checker<'a> {
 
             // Element type.
             let (elem_te, len, is_array, ty_span) = match &r.ty {
-                ast::ResourceType::Array { elem, len, span } => (elem, len.as_ref(), true, span.clone()),
+                ast::ResourceType::Array { elem, len, span } => {
+                    (elem, len.as_ref(), true, span.clone())
+                }
                 ast::ResourceType::Single(te) => (te, None, false, te.span.clone()),
             };
             let elem = match self.resolve_ty(elem_te) {
                 Ok(t) => {
-                    if r.kind == ResourceKind::Input && contains_atomic(&t, structs) {
+                    if r.kind == ResourceKind::Input && Self::contains_atomic(&t, structs) {
                         let d = Diagnostic::error(
                             DYN0105,
                             format!("input `{}` holds atomics", r.name.name),
@@ -365,12 +485,20 @@ impl<'a> Checker<'a> {
                         l.span(),
                         "an input's length is the length of the data it is given",
                     )
-                    .with_hint(format!("write `input {}: array<{}>;`", r.name.name, self.text(&elem_te.span)));
+                    .with_hint(format!(
+                        "write `input {}: array<{}>;`",
+                        r.name.name,
+                        self.text(&elem_te.span)
+                    ));
                     self.error(d);
                     None
                 }
                 (ResourceKind::Output | ResourceKind::Buffer, true, None) => {
-                    let kind = if r.kind == ResourceKind::Output { "output" } else { "buffer" };
+                    let kind = if r.kind == ResourceKind::Output {
+                        "output"
+                    } else {
+                        "buffer"
+                    };
                     let d = Diagnostic::error(
                         DYN0106,
                         format!("{kind} array `{}` needs a length", r.name.name),
@@ -384,7 +512,10 @@ impl<'a> Checker<'a> {
                     self.error(d);
                     None
                 }
-                (_, _, Some(l)) => Some(self.size_expr(l, SizeCtx::Length(i)).unwrap_or(SizeExpr::Int(0))),
+                (_, _, Some(l)) => Some(
+                    self.size_expr(l, SizeCtx::Length(i))
+                        .unwrap_or(SizeExpr::Int(0)),
+                ),
                 _ => None,
             };
 
@@ -403,19 +534,21 @@ impl<'a> Checker<'a> {
                         None
                     } else {
                         match elem {
-                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => match literal_for(&lit.text, s) {
-                                Ok(t) => Some(t),
-                                Err(why) => {
-                                    let d = Diagnostic::error(
-                                        DYN0110,
-                                        format!("fill value does not fit `{}`", s.wgsl()),
-                                        lit.span.clone(),
-                                        why,
-                                    );
-                                    self.error(d);
-                                    None
+                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => {
+                                match literal_for(&lit.text, s) {
+                                    Ok(t) => Some(t),
+                                    Err(why) => {
+                                        let d = Diagnostic::error(
+                                            DYN0110,
+                                            format!("fill value does not fit `{}`", s.wgsl()),
+                                            lit.span.clone(),
+                                            why,
+                                        );
+                                        self.error(d);
+                                        None
+                                    }
                                 }
-                            },
+                            }
                             Ty::Struct(_) => {
                                 let d = Diagnostic::error(
                                     DYN0110,
@@ -560,7 +693,10 @@ impl<'a> Checker<'a> {
                                 DYN0106,
                                 format!("parameter `{name}` is not a `u32`"),
                                 id.span.clone(),
-                                format!("`{name}` is `{}`; sizes and counts are `u32`", self.text(&p.ty.span)),
+                                format!(
+                                    "`{name}` is `{}`; sizes and counts are `u32`",
+                                    self.text(&p.ty.span)
+                                ),
                             );
                             self.error(d);
                             return None;
@@ -584,7 +720,12 @@ impl<'a> Checker<'a> {
                             Some(k) => format!("`{name}` is {}, not a parameter", k.describe()),
                             None => "no parameter has this name".to_string(),
                         };
-                        let mut d = Diagnostic::error(DYN0100, format!("unknown parameter `{name}`"), id.span.clone(), label);
+                        let mut d = Diagnostic::error(
+                            DYN0100,
+                            format!("unknown parameter `{name}`"),
+                            id.span.clone(),
+                            label,
+                        );
                         if let Some(c) = closest(name, cands) {
                             d = d.with_hint(format!("did you mean `{c}`?"));
                         }
@@ -606,7 +747,12 @@ impl<'a> Checker<'a> {
             let list: Vec<String> = known.iter().map(|k| format!("`@{k}`")).collect();
             format!("{what} accept {}", list.join(", "))
         };
-        let mut d = Diagnostic::error(DYN0104, format!("unknown attribute `@{name}`"), a.span.clone(), label);
+        let mut d = Diagnostic::error(
+            DYN0104,
+            format!("unknown attribute `@{name}`"),
+            a.span.clone(),
+            label,
+        );
         if let Some(c) = closest(name, known.iter().copied()) {
             d = d.with_hint(format!("did you mean `@{c}`?"));
         }
@@ -682,7 +828,11 @@ impl<'a> Checker<'a> {
                     Err(why) => {
                         let d = Diagnostic::error(
                             DYN0107,
-                            format!("default of `{}` does not match its type `{}`", p.name.name, s.wgsl()),
+                            format!(
+                                "default of `{}` does not match its type `{}`",
+                                p.name.name,
+                                s.wgsl()
+                            ),
                             lit.span.clone(),
                             why,
                         );
@@ -704,7 +854,7 @@ impl<'a> Checker<'a> {
 
     // ------------------------------------------------------------ stages
 
-    pub(super) fn check_stage_sigs(&mut self, structs: &[StructDef]) -> Vec<StageSig> {
+    pub(super) fn check_stage_sigs(&mut self, structs: &Structs) -> Vec<StageSig> {
         let decls = self.stages.clone();
         let mut out = Vec::new();
         for s in decls {
@@ -746,7 +896,7 @@ impl<'a> Checker<'a> {
                 Some(p) => {
                     self.check_reserved(&p.name);
                     let ty = match self.resolve_ty(&p.ty) {
-                        Ok(t) if contains_atomic(&t, structs) => {
+                        Ok(t) if Self::contains_atomic(&t, structs) => {
                             let d = Diagnostic::error(
                                 DYN0108,
                                 format!("payload of `{}` holds atomics", s.name.name),
@@ -793,7 +943,10 @@ impl<'a> Checker<'a> {
             if let Some(a) = keyed_attr {
                 let ok_payload = matches!(&payload, Some((_, Ty::Scalar(Scalar::U32))));
                 if !ok_payload {
-                    let span = s.payload.as_ref().map_or(s.name.span.clone(), |p| p.ty.span.clone());
+                    let span = s
+                        .payload
+                        .as_ref()
+                        .map_or(s.name.span.clone(), |p| p.ty.span.clone());
                     let d = Diagnostic::error(
                         DYN0202,
                         format!("keyed stage `{}` must take a `u32` key", s.name.name),
@@ -814,7 +967,13 @@ impl<'a> Checker<'a> {
                     self.error(d);
                 }
             }
-            out.push(StageSig { payload, index, is_keyed: keyed_attr.is_some(), keyed, max_depth });
+            out.push(StageSig {
+                payload,
+                index,
+                is_keyed: keyed_attr.is_some(),
+                keyed,
+                max_depth,
+            });
         }
         out
     }
@@ -830,9 +989,14 @@ impl<'a> Checker<'a> {
             return None;
         };
         for extra in &entries[1..] {
-            let d = Diagnostic::error(DYN0103, "more than one entry", extra.span.clone(), "second entry")
-                .with_label(e.span.clone(), "first entry here")
-                .with_note("a `.dyn` file is one graph with one entry");
+            let d = Diagnostic::error(
+                DYN0103,
+                "more than one entry",
+                extra.span.clone(),
+                "second entry",
+            )
+            .with_label(e.span.clone(), "first entry here")
+            .with_note("a `.dyn` file is one graph with one entry");
             self.error(d);
         }
         let stage = match self.globals.get(e.stage.name.as_str()).map(|g| g.kind) {
@@ -863,7 +1027,10 @@ impl<'a> Checker<'a> {
                     "the entry starts COUNT units, told apart by their index",
                 )
                 .with_label(e.stage.span.clone(), "used as the entry here")
-                .with_hint(format!("declare it as `stage {}(@index i: u32)`", st.name.name));
+                .with_hint(format!(
+                    "declare it as `stage {}(@index i: u32)`",
+                    st.name.name
+                ));
                 self.error(d);
             }
             if sigs.get(i).is_some_and(|s| s.is_keyed) {
@@ -906,7 +1073,11 @@ impl<'a> Checker<'a> {
                     self.error(d);
                 }
                 _ => {
-                    let known: &[&str] = if e.until.is_some() { &["max_rounds"] } else { &[] };
+                    let known: &[&str] = if e.until.is_some() {
+                        &["max_rounds"]
+                    } else {
+                        &[]
+                    };
                     self.unknown_attr(a, "entries", known);
                 }
             }
@@ -940,26 +1111,17 @@ impl<'a> Checker<'a> {
             None => "no stage has this name".to_string(),
         };
         let cands = self.names_of(|k| matches!(k, GlobalKind::Stage(_)));
-        let mut d = Diagnostic::error(DYN0100, format!("unknown stage `{name}`"), id.span.clone(), label);
+        let mut d = Diagnostic::error(
+            DYN0100,
+            format!("unknown stage `{name}`"),
+            id.span.clone(),
+            label,
+        );
         if let Some(c) = closest(name, cands) {
             d = d.with_hint(format!("did you mean `{c}`?"));
         }
         self.error(d);
     }
-}
-
-/// True if `ty` is or contains an atomic.
-pub(super) fn contains_atomic(ty: &Ty, structs: &[StructDef]) -> bool {
-    fn go(ty: &Ty, structs: &[StructDef], depth: usize) -> bool {
-        match ty {
-            Ty::Atomic(_) => true,
-            Ty::Struct(i) if depth <= structs.len() => {
-                structs.get(*i).is_some_and(|s| s.fields.iter().any(|(_, t)| go(t, structs, depth + 1)))
-            }
-            _ => false,
-        }
-    }
-    go(ty, structs, 0)
 }
 
 /// Checks a literal against a scalar type and returns its canonical WGSL spelling
@@ -979,14 +1141,17 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
             if neg && v != 0 {
                 Err(format!("`{t}` is negative; `u32` has no negative values"))
             } else if v > u32::MAX as u128 {
-                Err(format!("`{t}` is larger than the largest `u32`, 4294967295"))
+                Err(format!(
+                    "`{t}` is larger than the largest `u32`, 4294967295"
+                ))
             } else {
                 Ok(format!("{v}u"))
             }
         }
         (Scalar::I32, Num::Int(v, None | Some('i'))) => {
-            let v = if neg { -(v as i128) } else { v as i128 };
-            if v < i32::MIN as i128 || v > i32::MAX as i128 {
+            let v = i64::try_from(v).unwrap_or(i64::MAX);
+            let v = if neg { -v } else { v };
+            if v < i32::MIN as i64 || v > i32::MAX as i64 {
                 Err(format!("`{t}` does not fit in an `i32`"))
             } else {
                 Ok(format!("{v}i"))
@@ -996,9 +1161,14 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
         (Scalar::F32, Num::Float(v, None | Some('f'))) => float_text(if neg { -v } else { v }, t),
         (_, Num::Int(_, Some(s))) => {
             let name = if s == 'u' { "u32" } else { "i32" };
-            Err(format!("`{t}` is a `{name}` literal, not a `{}`", ty.wgsl()))
+            Err(format!(
+                "`{t}` is a `{name}` literal, not a `{}`",
+                ty.wgsl()
+            ))
         }
-        (_, Num::Float(_, Some('h'))) => Err(format!("`{t}` is an `f16` literal, not a `{}`", ty.wgsl())),
+        (_, Num::Float(_, Some('h'))) => {
+            Err(format!("`{t}` is an `f16` literal, not a `{}`", ty.wgsl()))
+        }
         (_, Num::Float(..)) => Err(format!("`{t}` is a float, not a `{}`", ty.wgsl())),
     }
 }
@@ -1032,14 +1202,20 @@ fn parse_number(s: &str) -> Option<Num> {
         if digits.is_empty() {
             return None;
         }
-        return u128::from_str_radix(digits, 16).ok().map(|v| Num::Int(v, suffix));
+        return u128::from_str_radix(digits, 16)
+            .ok()
+            .map(|v| Num::Int(v, suffix));
     }
     if digits.contains(['.', 'e', 'E']) || digits.ends_with(['f', 'h']) {
         let (digits, suffix) = split_suffix(digits, &['f', 'h']);
         if digits.is_empty() || !digits.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
             return None;
         }
-        return digits.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| Num::Float(v, suffix));
+        return digits
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(|v| Num::Float(v, suffix));
     }
     let (digits, suffix) = split_suffix(digits, &['u', 'i']);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {

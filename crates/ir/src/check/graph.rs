@@ -7,7 +7,7 @@ use crate::{Edge, EdgeKind, Entry, RecursionStep};
 use dyngc_syntax::codes::*;
 use dyngc_syntax::Diagnostic;
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// Largest `@max_depth` bound accepted.
 pub(crate) const MAX_DEPTH_LIMIT: u32 = 64;
@@ -19,9 +19,12 @@ pub(super) struct GraphInfo {
     pub max_spawn_depth: u32,
 }
 
-/// Component of every node and the components' members, in petgraph's Tarjan order (reverse
+/// Component of every node and the components' members, in petgraph's Kosaraju order (reverse
 /// topological: a component comes after every component it has edges into).
-fn components(n: usize, edges: impl Iterator<Item = (usize, usize)>) -> (Vec<usize>, Vec<Vec<usize>>) {
+pub(super) fn components(
+    n: usize,
+    edges: impl Iterator<Item = (usize, usize)>,
+) -> (Vec<usize>, Vec<Vec<usize>>) {
     let mut g = DiGraph::<(), ()>::with_capacity(n, 0);
     for _ in 0..n {
         g.add_node(());
@@ -30,7 +33,7 @@ fn components(n: usize, edges: impl Iterator<Item = (usize, usize)>) -> (Vec<usi
         g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
     }
     let mut comp = vec![0; n];
-    let comps: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&g)
+    let comps: Vec<Vec<usize>> = petgraph::algo::kosaraju_scc(&g)
         .into_iter()
         .map(|c| {
             let mut m: Vec<usize> = c.into_iter().map(|v| v.index()).collect();
@@ -46,22 +49,35 @@ fn components(n: usize, edges: impl Iterator<Item = (usize, usize)>) -> (Vec<usi
     (comp, comps)
 }
 
-/// A cycle made of `allowed` edges that contains at least one `must` edge, as edge indices in
-/// order, starting with the lowest-numbered such `must` edge.
-fn find_cycle(n: usize, edges: &[Edge], allowed: &dyn Fn(usize) -> bool, must: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
-    let ks: Vec<usize> = (0..edges.len()).filter(|&k| allowed(k)).collect();
-    let (comp, _) = components(n, ks.iter().map(|&k| (edges[k].from, edges[k].to)));
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for &k in &ks {
-        adj[edges[k].from].push(k);
+/// A cycle made of the edges `ks` (all among `members`) that contains at least one `must`
+/// edge, as edge indices in order, starting with the first such `must` edge of `ks`. Works on
+/// the subgraph alone, so checking every component costs linear time overall.
+fn find_cycle(
+    members: &[usize],
+    ks: &[usize],
+    edges: &[Edge],
+    must: &dyn Fn(usize) -> bool,
+) -> Option<Vec<usize>> {
+    let local: HashMap<usize, usize> = members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
+    let ends = |k: usize| Some((*local.get(&edges[k].from)?, *local.get(&edges[k].to)?));
+    let ks: Vec<(usize, usize, usize)> = ks
+        .iter()
+        .filter_map(|&k| ends(k).map(|(a, b)| (k, a, b)))
+        .collect();
+    let n = members.len();
+    let (comp, _) = components(n, ks.iter().map(|&(_, a, b)| (a, b)));
+    let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for &(k, a, b) in &ks {
+        adj[a].push((k, b));
     }
-    let start = ks.iter().copied().find(|&k| must(k) && comp[edges[k].from] == comp[edges[k].to])?;
-    let (from, to) = (edges[start].from, edges[start].to);
+    let &(start, from, to) = ks
+        .iter()
+        .find(|&&(k, a, b)| must(k) && comp[a] == comp[b])?;
     if from == to {
         return Some(vec![start]);
     }
     // Shortest way back from `to` to `from`.
-    let mut prev: Vec<Option<usize>> = vec![None; n];
+    let mut prev: Vec<Option<(usize, usize)>> = vec![None; n];
     let mut seen = vec![false; n];
     let mut queue = VecDeque::from([to]);
     seen[to] = true;
@@ -69,11 +85,10 @@ fn find_cycle(n: usize, edges: &[Edge], allowed: &dyn Fn(usize) -> bool, must: &
         if u == from {
             break;
         }
-        for &k in &adj[u] {
-            let v = edges[k].to;
+        for &(k, v) in &adj[u] {
             if !seen[v] && comp[v] == comp[from] {
                 seen[v] = true;
-                prev[v] = Some(k);
+                prev[v] = Some((k, u));
                 queue.push_back(v);
             }
         }
@@ -81,9 +96,9 @@ fn find_cycle(n: usize, edges: &[Edge], allowed: &dyn Fn(usize) -> bool, must: &
     let mut path = Vec::new();
     let mut v = from;
     while v != to {
-        let k = prev[v]?;
+        let (k, u) = prev[v]?;
         path.push(k);
-        v = edges[k].from;
+        v = u;
     }
     path.reverse();
     let mut cycle = vec![start];
@@ -91,21 +106,33 @@ fn find_cycle(n: usize, edges: &[Edge], allowed: &dyn Fn(usize) -> bool, must: &
     Some(cycle)
 }
 
-/// Longest path over the components of a graph: each component costs `cost(members)`, edges
-/// between components add their weight, edges inside a component add nothing.
-fn longest(n: usize, edges: &[(usize, usize, u64)], cost: &mut dyn FnMut(&[usize]) -> u64) -> u64 {
+/// Longest path over the components of a graph (nodes `0..n`): each component costs
+/// `cost(members, edges inside it)`, edges between components add their weight, edges inside
+/// a component add nothing.
+fn longest(
+    n: usize,
+    edges: &[(usize, usize, u64)],
+    cost: &mut dyn FnMut(&[usize], &[(usize, usize, u64)]) -> u64,
+) -> u64 {
     let (comp, comps) = components(n, edges.iter().map(|&(a, b, _)| (a, b)));
     let mut out: Vec<Vec<(usize, u64)>> = vec![Vec::new(); comps.len()];
+    let mut inner: Vec<Vec<(usize, usize, u64)>> = vec![Vec::new(); comps.len()];
     for &(a, b, w) in edges {
         if comp[a] != comp[b] {
             out[comp[a]].push((comp[b], w));
+        } else {
+            inner[comp[a]].push((a, b, w));
         }
     }
     let mut dist = vec![0u64; comps.len()];
-    // Tarjan order: every successor component is finished before its predecessors.
+    // Reverse topological order: every successor component is finished before its predecessors.
     for (c, members) in comps.iter().enumerate() {
-        let best = out[c].iter().map(|&(d, w)| w.saturating_add(dist[d])).max().unwrap_or(0);
-        dist[c] = cost(members).saturating_add(best);
+        let best = out[c]
+            .iter()
+            .map(|&(d, w)| w.saturating_add(dist[d]))
+            .max()
+            .unwrap_or(0);
+        dist[c] = cost(members, &inner[c]).saturating_add(best);
     }
     dist.into_iter().max().unwrap_or(0)
 }
@@ -124,7 +151,13 @@ impl<'a> Checker<'a> {
     }
 
     /// naga-style rendering of a cycle: the first site primary, every other one secondary.
-    fn cycle_diagnostic(&self, code: &'static str, message: String, cycle: &[usize], edges: &[Edge]) -> Diagnostic {
+    fn cycle_diagnostic(
+        &self,
+        code: &'static str,
+        message: String,
+        cycle: &[usize],
+        edges: &[Edge],
+    ) -> Diagnostic {
         let first = &edges[cycle[0]];
         let (a, b) = (self.stage_name(first.from), self.stage_name(first.to));
         let label = if cycle.len() == 1 {
@@ -143,12 +176,20 @@ impl<'a> Checker<'a> {
             };
             d = d.with_label(e.span.clone(), label);
         }
-        let mut path: Vec<&str> = cycle.iter().map(|&k| self.stage_name(edges[k].from)).collect();
+        let mut path: Vec<&str> = cycle
+            .iter()
+            .map(|&k| self.stage_name(edges[k].from))
+            .collect();
         path.push(a);
         d.with_note(format!("cycle: {}", path.join(" -> ")))
     }
 
-    pub(super) fn check_graph(&mut self, sigs: &[StageSig], bodies: &Bodies, entry: Option<&Entry>) -> GraphInfo {
+    pub(super) fn check_graph(
+        &mut self,
+        sigs: &[StageSig],
+        bodies: &Bodies,
+        entry: Option<&Entry>,
+    ) -> GraphInfo {
         let n = self.stages.len();
         let edges = &bodies.edges;
         let (scc, comps) = components(n, edges.iter().map(|e| (e.from, e.to)));
@@ -156,17 +197,30 @@ impl<'a> Checker<'a> {
         let mut spawn_cyclic = vec![false; comps.len()];
         let is_spawn = |k: usize| matches!(edges[k].kind, EdgeKind::Spawn | EdgeKind::FanOut);
 
-        for (c, members) in comps.iter().enumerate() {
-            let internal = |k: usize| scc[edges[k].from] == c && scc[edges[k].to] == c;
-            let cyclic = members.len() > 1 || (0..edges.len()).any(internal);
-            if !cyclic {
-                continue;
+        let mut internal: Vec<Vec<usize>> = vec![Vec::new(); comps.len()];
+        for (k, e) in edges.iter().enumerate() {
+            if scc[e.from] == scc[e.to] {
+                internal[scc[e.from]].push(k);
             }
-            let eprime = |k: usize| internal(k) && edges[k].kind != EdgeKind::Keyed;
+        }
+
+        for (c, members) in comps.iter().enumerate() {
+            if members.len() == 1 && internal[c].is_empty() {
+                continue; // not cyclic
+            }
+            let eprime: Vec<usize> = internal[c]
+                .iter()
+                .copied()
+                .filter(|&k| edges[k].kind != EdgeKind::Keyed)
+                .collect();
 
             // Rule 2: a loop of unconditional `become`s never ends.
-            let tail = |k: usize| eprime(k) && edges[k].kind == EdgeKind::Become && !edges[k].conditional;
-            if let Some(cycle) = find_cycle(n, edges, &tail, &|_| true) {
+            let tail: Vec<usize> = eprime
+                .iter()
+                .copied()
+                .filter(|&k| edges[k].kind == EdgeKind::Become && !edges[k].conditional)
+                .collect();
+            if let Some(cycle) = find_cycle(members, &tail, edges, &|_| true) {
                 let d = self
                     .cycle_diagnostic(DYN0301, "tail loop without an exit condition".into(), &cycle, edges)
                     .with_note("every `become` in this loop runs unconditionally, so the loop can never end")
@@ -175,9 +229,15 @@ impl<'a> Checker<'a> {
             }
 
             // Rule 3: recursion through spawns needs exactly one `@max_depth` stage.
-            let Some(cycle) = find_cycle(n, edges, &eprime, &is_spawn) else { continue };
+            let Some(cycle) = find_cycle(members, &eprime, edges, &is_spawn) else {
+                continue;
+            };
             spawn_cyclic[c] = true;
-            let mut annotated: Vec<usize> = members.iter().copied().filter(|&m| sigs[m].max_depth.is_some()).collect();
+            let mut annotated: Vec<usize> = members
+                .iter()
+                .copied()
+                .filter(|&m| sigs[m].max_depth.is_some())
+                .collect();
             annotated.sort_by_key(|&m| sigs[m].max_depth.as_ref().map_or(0, |(_, s)| s.start));
             match annotated.as_slice() {
                 [] => {
@@ -188,7 +248,9 @@ impl<'a> Checker<'a> {
                 }
                 [a] => {
                     let a = *a;
-                    let Some((depth, span)) = sigs[a].max_depth.clone() else { continue };
+                    let Some((depth, span)) = sigs[a].max_depth.clone() else {
+                        continue;
+                    };
                     let mut ok = true;
                     if depth == 0 {
                         ok = false;
@@ -212,8 +274,12 @@ impl<'a> Checker<'a> {
                         .with_hint(format!("use at most `@max_depth({MAX_DEPTH_LIMIT})`, or turn the recursion into a worklist through a `@keyed` stage"));
                         self.error(d);
                     }
-                    let avoiding = |k: usize| eprime(k) && edges[k].to != a;
-                    if let Some(cycle) = find_cycle(n, edges, &avoiding, &is_spawn) {
+                    let avoiding: Vec<usize> = eprime
+                        .iter()
+                        .copied()
+                        .filter(|&k| edges[k].to != a)
+                        .collect();
+                    if let Some(cycle) = find_cycle(members, &avoiding, edges, &is_spawn) {
                         ok = false;
                         let name = self.stage_name(a);
                         let d = self
@@ -230,16 +296,23 @@ impl<'a> Checker<'a> {
                     }
                 }
                 [first, rest @ ..] => {
-                    let span_of = |m: usize| sigs[m].max_depth.as_ref().map_or(0..0, |(_, s)| s.clone());
+                    let span_of =
+                        |m: usize| sigs[m].max_depth.as_ref().map_or(0..0, |(_, s)| s.clone());
                     let mut d = Diagnostic::error(
                         DYN0303,
                         "more than one `@max_depth` in one recursive component",
                         span_of(rest[0]),
                         format!("second bound, on `{}`", self.stage_name(rest[0])),
                     )
-                    .with_label(span_of(*first), format!("first bound, on `{}`", self.stage_name(*first)));
+                    .with_label(
+                        span_of(*first),
+                        format!("first bound, on `{}`", self.stage_name(*first)),
+                    );
                     for &m in &rest[1..] {
-                        d = d.with_label(span_of(m), format!("another bound, on `{}`", self.stage_name(m)));
+                        d = d.with_label(
+                            span_of(m),
+                            format!("another bound, on `{}`", self.stage_name(m)),
+                        );
                     }
                     let d = d
                         .with_note("the recursion counter increments on edges into the one stage that carries the bound")
@@ -282,16 +355,20 @@ impl<'a> Checker<'a> {
 
         // Unreachable stages.
         if let Some(entry) = entry {
+            let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for e in edges {
+                out[e.from].push(e.to);
+            }
             let mut seen = vec![false; n];
             let mut queue = VecDeque::from([entry.stage]);
             if entry.stage < n {
                 seen[entry.stage] = true;
             }
             while let Some(u) = queue.pop_front() {
-                for e in edges.iter().filter(|e| e.from == u) {
-                    if !seen[e.to] {
-                        seen[e.to] = true;
-                        queue.push_back(e.to);
+                for &v in out.get(u).into_iter().flatten() {
+                    if !seen[v] {
+                        seen[v] = true;
+                        queue.push_back(v);
                     }
                 }
             }
@@ -302,7 +379,10 @@ impl<'a> Checker<'a> {
                         DYN0302,
                         format!("stage `{}` is never run", st.name.name),
                         st.name.span.clone(),
-                        format!("not reachable from the entry stage `{}`", self.stage_name(entry.stage)),
+                        format!(
+                            "not reachable from the entry stage `{}`",
+                            self.stage_name(entry.stage)
+                        ),
                     )
                     .with_hint("spawn it from a reachable stage, or remove it");
                     self.diags.push(d);
@@ -317,29 +397,31 @@ impl<'a> Checker<'a> {
             .filter(|e| e.kind != EdgeKind::Keyed)
             .map(|e| (e.from, e.to, u64::from(e.kind != EdgeKind::Become)))
             .collect();
-        let mut cost = |members: &[usize]| -> u64 {
-            let mut local = vec![None; n];
-            for (li, &m) in members.iter().enumerate() {
-                local[m] = Some(li);
-            }
-            let inside = |a: usize, b: usize| local[a].is_some() && local[b].is_some();
-            if !g_edges.iter().any(|&(a, b, w)| w == 1 && inside(a, b)) {
+        let mut cost = |members: &[usize], inner: &[(usize, usize, u64)]| -> u64 {
+            if !inner.iter().any(|&(_, _, w)| w == 1) {
                 return 0; // acyclic, or a loop of `become`s: nothing nests inside
             }
             let Some((anchor, depth)) = members.iter().find_map(|&m| recursion[m]) else {
                 return 0; // an error was reported
             };
-            let dag: Vec<(usize, usize, u64)> = g_edges
+            let local: HashMap<usize, usize> =
+                members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
+            let dag: Vec<(usize, usize, u64)> = inner
                 .iter()
-                .filter(|&&(a, b, _)| inside(a, b) && b != anchor)
-                .filter_map(|&(a, b, w)| Some((local[a]?, local[b]?, w)))
+                .filter(|&&(_, b, _)| b != anchor)
+                .filter_map(|&(a, b, w)| Some((*local.get(&a)?, *local.get(&b)?, w)))
                 .collect();
-            let l = longest(members.len(), &dag, &mut |_| 0);
+            let l = longest(members.len(), &dag, &mut |_, _| 0);
             (u64::from(depth) + 1).saturating_mul(l.saturating_add(1))
         };
         let depth = longest(n, &g_edges, &mut cost);
         let max_spawn_depth = u32::try_from(depth.saturating_add(1)).unwrap_or(u32::MAX);
 
-        GraphInfo { scc, recursion, steps, max_spawn_depth }
+        GraphInfo {
+            scc,
+            recursion,
+            steps,
+            max_spawn_depth,
+        }
     }
 }

@@ -59,24 +59,27 @@ pub(super) fn tokens(src: &str, span: &Span) -> Vec<Token> {
                 i += 1;
             }
             Kind::Ident
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
             i += 1;
             while i < b.len() {
                 let d = b[i];
-                if d.is_ascii_alphanumeric() || d == b'_' || d == b'.' {
-                    i += 1;
-                } else if (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P') {
-                    i += 1;
-                } else {
+                let exponent_sign =
+                    (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                if !(d.is_ascii_alphanumeric() || d == b'_' || d == b'.' || exponent_sign) {
                     break;
                 }
+                i += 1;
             }
             Kind::Number
         } else {
             i += 1;
             Kind::Punct
         };
-        out.push(Token { kind, span: base + start..base + i });
+        out.push(Token {
+            kind,
+            span: base + start..base + i,
+        });
     }
     out
 }
@@ -94,7 +97,9 @@ pub(super) fn idents<'s>(src: &'s str, span: &Span) -> Vec<(&'s str, Span)> {
 pub(super) fn calls<'s>(src: &'s str, span: &Span) -> Vec<(&'s str, Span)> {
     let toks = tokens(src, span);
     toks.windows(2)
-        .filter(|w| w[0].kind == Kind::Ident && w[1].kind == Kind::Punct && &src[w[1].span.clone()] == "(")
+        .filter(|w| {
+            w[0].kind == Kind::Ident && w[1].kind == Kind::Punct && &src[w[1].span.clone()] == "("
+        })
         .map(|w| (&src[w[0].span.clone()], w[0].span.clone()))
         .collect()
 }
@@ -111,9 +116,15 @@ mod tests {
     #[test]
     fn skips_comments_and_numbers() {
         let src = "a /* b /* c */ d */ e // f\n 1e-3f g(0x1Fu) h (";
-        let names: Vec<_> = idents(src, &(0..src.len())).into_iter().map(|(n, _)| n).collect();
+        let names: Vec<_> = idents(src, &(0..src.len()))
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(names, ["a", "e", "g", "h"]);
-        let calls: Vec<_> = calls(src, &(0..src.len())).into_iter().map(|(n, _)| n).collect();
+        let calls: Vec<_> = calls(src, &(0..src.len()))
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(calls, ["g", "h"]);
         assert!(idents(src, &(5..1000)).is_empty());
     }

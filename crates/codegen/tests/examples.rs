@@ -1,0 +1,44 @@
+//! Every shipped example generates a validated megakernel, deterministically.
+
+use std::path::Path;
+
+fn generate(path: &Path) -> dyngc_codegen::Artifact {
+    let source = std::fs::read_to_string(path).unwrap();
+    let parsed = dyngc_syntax::parse(&source);
+    assert!(parsed.diagnostics.is_empty(), "{path:?}: {:#?}", parsed.diagnostics);
+    let name = path.file_stem().unwrap().to_str().unwrap();
+    let checked = dyngc_ir::check(&parsed.file, &source, name);
+    let program = checked.program.unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics));
+    dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
+}
+
+fn examples() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dyn"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn examples_generate_deterministically() {
+    for path in examples() {
+        let a = generate(&path);
+        let b = generate(&path);
+        assert_eq!(a.wgsl, b.wgsl, "{path:?}: WGSL differs between two builds");
+        assert_eq!(a.manifest.to_json(), b.manifest.to_json(), "{path:?}: manifest differs");
+        // The written WGSL parses and validates again.
+        let module = naga::front::wgsl::parse_str(&a.wgsl).unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
+        if let Ok(dir) = std::env::var("DYNGC_DUMP") {
+            let name = path.file_stem().unwrap().to_str().unwrap();
+            std::fs::write(format!("{dir}/{name}.wgsl"), &a.wgsl).unwrap();
+            std::fs::write(format!("{dir}/{name}.manifest.json"), a.manifest.to_json()).unwrap();
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Rendering diagnostics: codespan-reporting for people, one JSON object per line for tools.
+
+use crate::cli::{ColorMode, MessageFormat};
+use codespan_reporting::diagnostic as cs;
+use codespan_reporting::files::{Files, SimpleFile};
+use codespan_reporting::term::{self, termcolor};
+use dyngc_syntax::{Diagnostic, Severity};
+use std::io::{IsTerminal, Write};
+use std::ops::Range;
+use termcolor::{Color, ColorChoice, ColorSpec, StandardStream, WriteColor};
+
+/// Output settings shared by every command.
+pub struct Ctx {
+    pub format: MessageFormat,
+    color: ColorChoice,
+}
+
+impl Ctx {
+    pub fn new(color: ColorMode, format: MessageFormat) -> Self {
+        let color = match color {
+            ColorMode::Always => ColorChoice::Always,
+            ColorMode::Never => ColorChoice::Never,
+            // termcolor's Auto looks at TERM and NO_COLOR but not at whether stderr is a terminal.
+            ColorMode::Auto if std::io::stderr().is_terminal() => ColorChoice::Auto,
+            ColorMode::Auto => ColorChoice::Never,
+        };
+        Ctx { format, color }
+    }
+
+    fn stderr(&self) -> StandardStream {
+        StandardStream::stderr(self.color)
+    }
+
+    fn headline(&self, level: &str, color: Color, message: &str) {
+        let mut out = self.stderr();
+        let mut lock = out.lock();
+        let _ = lock.set_color(ColorSpec::new().set_fg(Some(color)).set_bold(true));
+        let _ = write!(lock, "{level}");
+        let _ = lock.set_color(ColorSpec::new().set_bold(true));
+        let _ = write!(lock, ":");
+        let _ = lock.reset();
+        let _ = writeln!(lock, " {message}");
+        drop(lock);
+        let _ = out.flush();
+    }
+
+    /// `error: MESSAGE` on stderr.
+    pub fn error(&self, message: &str) {
+        self.headline("error", Color::Red, message);
+    }
+
+    /// `warning: MESSAGE` on stderr.
+    pub fn warning(&self, message: &str) {
+        self.headline("warning", Color::Yellow, message);
+    }
+
+    /// `note: MESSAGE` on stderr.
+    pub fn note(&self, message: &str) {
+        self.headline("note", Color::Cyan, message);
+    }
+
+    /// Prints `diagnostics` of the file `display` (text `source`) in the chosen format, then, if
+    /// there were any, a summary line on stderr: `error: could not VERB `FILE` (2 errors, 1
+    /// warning)`. Returns the number of errors.
+    pub fn report(&self, display: &str, source: &str, diagnostics: &[Diagnostic], verb: &str) -> usize {
+        let file = SimpleFile::new(display, source);
+        match self.format {
+            MessageFormat::Human => {
+                let config = term::Config::default();
+                let out = self.stderr();
+                let mut lock = out.lock();
+                for d in diagnostics {
+                    let cd = to_codespan(d, source);
+                    if term::emit_to_write_style(&mut lock, &config, &file, &cd).is_err() {
+                        // Only possible for spans the source does not have; still say something.
+                        let _ = writeln!(lock, "{}[{}]: {} ({display})", severity_word(d.severity), d.code, d.message);
+                    }
+                }
+            }
+            MessageFormat::Json => {
+                let stdout = std::io::stdout();
+                let mut lock = stdout.lock();
+                for d in diagnostics {
+                    let _ = writeln!(lock, "{}", to_json(d, display, &file));
+                }
+            }
+        }
+        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+        let warnings = diagnostics.len() - errors;
+        if errors > 0 {
+            self.error(&format!("could not {verb} `{display}` ({})", counts(errors, warnings)));
+        } else if warnings > 0 {
+            self.warning(&format!("`{display}` generated {}", counts(0, warnings)));
+        }
+        errors
+    }
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+fn counts(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (e, 0) => plural(e, "error"),
+        (0, w) => plural(w, "warning"),
+        (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    }
+}
+
+/// A span clamped into the source and onto character boundaries, so rendering never fails.
+fn clamp(span: &Range<usize>, source: &str) -> Range<usize> {
+    let fix = |mut i: usize| {
+        i = i.min(source.len());
+        while !source.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = fix(span.start);
+    start..fix(span.end.max(span.start)).max(start)
+}
+
+fn to_codespan(d: &Diagnostic, source: &str) -> cs::Diagnostic<()> {
+    let severity = match d.severity {
+        Severity::Error => cs::Severity::Error,
+        Severity::Warning => cs::Severity::Warning,
+    };
+    let mut labels = vec![cs::Label::primary((), clamp(&d.primary.span, source)).with_message(&d.primary.message)];
+    labels.extend(d.secondary.iter().map(|l| cs::Label::secondary((), clamp(&l.span, source)).with_message(&l.message)));
+    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
+    if let Some(h) = &d.hint {
+        notes.push(format!("help: {h}"));
+    }
+    cs::Diagnostic::new(severity)
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_labels(labels)
+        .with_notes(notes)
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(file: &SimpleFile<&str, &str>, offset: usize) -> (usize, usize) {
+    let offset = clamp(&(offset..offset), file.source()).start;
+    match file.location((), offset) {
+        Ok(l) => (l.line_number, l.column_number),
+        Err(_) => (1, 1),
+    }
+}
+
+fn to_json(d: &Diagnostic, display: &str, file: &SimpleFile<&str, &str>) -> serde_json::Value {
+    let label = |l: &dyngc_syntax::Label, primary: bool| {
+        let span = clamp(&l.span, file.source());
+        let (line, column) = line_column(file, span.start);
+        serde_json::json!({
+            "start": span.start,
+            "end": span.end,
+            "line": line,
+            "column": column,
+            "message": l.message,
+            "primary": primary,
+        })
+    };
+    let mut labels = vec![label(&d.primary, true)];
+    labels.extend(d.secondary.iter().map(|l| label(l, false)));
+    let (line, column) = line_column(file, d.primary.span.start);
+    serde_json::json!({
+        "file": display,
+        "code": d.code,
+        "severity": severity_word(d.severity),
+        "message": d.message,
+        "line": line,
+        "column": column,
+        "labels": labels,
+        "notes": d.notes,
+        "hint": d.hint,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_shape() {
+        let src = "input x: array<u32>;\nstage é(y) { spawn nope(1); }\n";
+        let start = src.find("nope").unwrap();
+        let d = Diagnostic::error("DYN0100", "unknown stage `nope`", start..start + 4, "not a stage")
+            .with_label(0..5, "inputs are declared here")
+            .with_note("stages are declared with `stage`")
+            .with_hint("did you mean `node`?");
+        let file = SimpleFile::new("x.dyn", src);
+        let v = to_json(&d, "x.dyn", &file);
+        assert_eq!(v["file"], "x.dyn");
+        assert_eq!(v["code"], "DYN0100");
+        assert_eq!(v["severity"], "error");
+        assert_eq!((v["line"].as_u64(), v["column"].as_u64()), (Some(2), Some(20)));
+        assert_eq!(v["labels"][0]["primary"], true);
+        assert_eq!(v["labels"][0]["start"], start);
+        assert_eq!(v["labels"][1]["line"], 1);
+        assert_eq!(v["notes"][0], "stages are declared with `stage`");
+        assert_eq!(v["hint"], "did you mean `node`?");
+    }
+
+    #[test]
+    fn spans_outside_the_source_do_not_fail() {
+        let src = "héllo";
+        assert_eq!(clamp(&(2..100), src), 1..6);
+        assert_eq!(clamp(&(9..3), src), 6..6);
+        let d = Diagnostic::warning("DYN0302", "w", 50..60, "here");
+        let mut out = termcolor::NoColor::new(Vec::new());
+        let file = SimpleFile::new("x.dyn", src);
+        term::emit_to_write_style(&mut out, &term::Config::default(), &file, &to_codespan(&d, src)).unwrap();
+        let text = String::from_utf8(out.into_inner()).unwrap();
+        assert!(text.contains("warning[DYN0302]: w"), "{text}");
+    }
+
+    #[test]
+    fn summary_counts() {
+        assert_eq!(counts(2, 1), "2 errors, 1 warning");
+        assert_eq!(counts(1, 0), "1 error");
+        assert_eq!(counts(0, 3), "3 warnings");
+    }
+}
