@@ -46,11 +46,7 @@ fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u
         }
         Ty::Struct(i) => {
             let def = &program.structs[*i];
-            let parts: Vec<String> = def
-                .fields
-                .iter()
-                .map(|(_, t)| unpack(program, t, word, next))
-                .collect();
+            let parts: Vec<String> = def.fields.iter().map(|(_, t)| unpack(program, t, word, next)).collect();
             format!("{}({})", def.name, parts.join(", "))
         }
     }
@@ -60,20 +56,12 @@ fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u
 fn pack(program: &Program, ty: &Ty, value: &str, next: &mut u32, out: &mut String) {
     match ty {
         Ty::Scalar(_) | Ty::Atomic(_) => {
-            let _ = writeln!(
-                out,
-                "    dyn_wg_staging[o + {}u] = bitcast<u32>({value});",
-                *next
-            );
+            let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value});", *next);
             *next += 1;
         }
         Ty::Vector(n, _) => {
             for c in ["x", "y", "z", "w"].iter().take(*n as usize) {
-                let _ = writeln!(
-                    out,
-                    "    dyn_wg_staging[o + {}u] = bitcast<u32>({value}.{c});",
-                    *next
-                );
+                let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value}.{c});", *next);
                 *next += 1;
             }
         }
@@ -189,10 +177,7 @@ pub fn executor_glue(program: &Program) -> String {
         })
         .collect();
     out.push_str("fn dyn_is_keyed(stage: u32) -> bool {\n");
-    let test: Vec<String> = keyed
-        .iter()
-        .map(|(id, _)| format!("stage == {id}u"))
-        .collect();
+    let test: Vec<String> = keyed.iter().map(|(id, _)| format!("stage == {id}u")).collect();
     let _ = writeln!(
         out,
         "    return {};\n}}\n",
@@ -212,14 +197,12 @@ pub fn executor_glue(program: &Program) -> String {
     };
     out.push_str("fn dyn_mark_offset(stage: u32) -> u32 {\n");
     for (i, (id, _)) in keyed.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "    if (stage == {id}u) {{\n        return {};\n    }}",
-            offset(i)
-        );
+        let _ = writeln!(out, "    if (stage == {id}u) {{\n        return {};\n    }}", offset(i));
     }
     out.push_str("    return 0u;\n}\n\n");
-    out.push_str("fn dyn_mark_word(stage: u32, key: u32) -> u32 {\n    return dyn_mark_offset(stage) + key / 32u;\n}\n\n");
+    out.push_str(
+        "fn dyn_mark_word(stage: u32, key: u32) -> u32 {\n    return dyn_mark_offset(stage) + key / 32u;\n}\n\n",
+    );
     let _ = writeln!(
         out,
         "fn dyn_keyed_words() -> u32 {{\n    return {};\n}}\n",

@@ -50,11 +50,7 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "fuel_exhaustions",
         "times a worker left a launch with work still on its stack",
     ),
-    (
-        "RING_HIGH_WATER",
-        "ring_high_water",
-        "most ring slots in use at once",
-    ),
+    ("RING_HIGH_WATER", "ring_high_water", "most ring slots in use at once"),
     (
         "STACK_HIGH_WATER",
         "stack_high_water",
@@ -70,11 +66,7 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "range_splits",
         "fan-out ranges split to lend half to idle workers",
     ),
-    (
-        "PENDING",
-        "pending",
-        "work still pending (0 after a completed run)",
-    ),
+    ("PENDING", "pending", "work still pending (0 after a completed run)"),
 ];
 
 /// Error codes the kernel can leave: (code, name, meaning).
@@ -97,11 +89,7 @@ pub const ERRORS: &[(u32, &str, &str)] = &[
 ];
 
 pub fn control(name: &str) -> u32 {
-    CONTROL
-        .iter()
-        .find(|(n, _)| *n == name)
-        .expect("known control word")
-        .1
+    CONTROL.iter().find(|(n, _)| *n == name).expect("known control word").1
 }
 
 #[derive(Clone, Debug)]
@@ -121,12 +109,7 @@ impl Layout {
     /// `None` when even a batch of one unit does not fit in workgroup memory.
     pub fn new(program: &Program) -> Option<Layout> {
         let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
-        let spawns = program
-            .stages
-            .iter()
-            .map(|s| s.max_spawns)
-            .max()
-            .unwrap_or(0);
+        let spawns = program.stages.iter().map(|s| s.max_spawns).max().unwrap_or(0);
         let becomes = program.stages.iter().any(|s| s.becomes);
         let keyed = program
             .stages
@@ -142,9 +125,7 @@ impl Layout {
         let per_unit = becomes as u32 + spawns + keyed;
         // Two extra staging frames: the split of a range, and scratch for pushes past capacity.
         let staging = |batch: u32| (batch * per_unit + 2) * frame_words;
-        let batch = (1..=WORKGROUP_SIZE)
-            .rev()
-            .find(|&b| staging(b) * 4 <= STAGING_BUDGET)?;
+        let batch = (1..=WORKGROUP_SIZE).rev().find(|&b| staging(b) * 4 <= STAGING_BUDGET)?;
         let carry_cap = if becomes { batch } else { 0 };
         let child_cap = batch * spawns;
         let keyed_cap = batch * keyed;
@@ -185,10 +166,7 @@ impl Layout {
         c("CHILD_CAP", self.child_cap);
         c("KEYED_CAP", self.keyed_cap);
         c("SPLIT_SLOT", self.split_slot);
-        c(
-            "SCRATCH",
-            (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS,
-        );
+        c("SCRATCH", (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS);
         c("STAGING_WORDS", self.staging_words);
         c("STACK_FRAMES", self.stack_frames);
         c("IDLE_LIMIT", IDLE_LIMIT);

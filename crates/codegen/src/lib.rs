@@ -65,17 +65,15 @@ pub fn generate(program: &Program) -> Result<Artifact, Vec<Diagnostic>> {
     };
     let bindings = ExecutorBindings::new(program);
     let text = module_text(program, &layout, &bindings);
-    let module = naga::front::wgsl::parse_str(&text)
-        .map_err(|e| internal(program, e.emit_to_string(&text)))?;
+    let module = naga::front::wgsl::parse_str(&text).map_err(|e| internal(program, e.emit_to_string(&text)))?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::default(),
     )
     .validate(&module)
     .map_err(|e| internal(program, e.emit_to_string(&text)))?;
-    let wgsl =
-        naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
-            .map_err(|e| internal(program, e.to_string()))?;
+    let wgsl = naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
+        .map_err(|e| internal(program, e.to_string()))?;
     let manifest = manifest(program, &layout, &bindings);
     Ok(Artifact {
         wgsl: format!("{HEADER}{wgsl}"),
@@ -93,23 +91,14 @@ pub fn emit(artifact: &Artifact, target: Emit) -> Result<Vec<u8>, String> {
     let main = artifact.manifest.entry_points.main.clone();
     match target {
         Emit::Spv => {
-            let words = naga::back::spv::write_vec(
-                module,
-                info,
-                &naga::back::spv::Options::default(),
-                None,
-            )
-            .map_err(|e| e.to_string())?;
+            let words = naga::back::spv::write_vec(module, info, &naga::back::spv::Options::default(), None)
+                .map_err(|e| e.to_string())?;
             Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
         }
         Emit::Msl => {
-            let (text, _) = naga::back::msl::write_string(
-                module,
-                info,
-                &naga::back::msl::Options::default(),
-                &Default::default(),
-            )
-            .map_err(|e| e.to_string())?;
+            let (text, _) =
+                naga::back::msl::write_string(module, info, &naga::back::msl::Options::default(), &Default::default())
+                    .map_err(|e| e.to_string())?;
             Ok(text.into_bytes())
         }
         Emit::Hlsl => {
@@ -179,11 +168,7 @@ impl ExecutorBindings {
         let params = next();
         let control = next();
         let arena = next();
-        let marks = program
-            .stages
-            .iter()
-            .any(|s| s.keyed.is_some())
-            .then(&mut next);
+        let marks = program.stages.iter().any(|s| s.keyed.is_some()).then(&mut next);
         ExecutorBindings {
             params,
             control,
@@ -266,11 +251,7 @@ fn element(program: &Program, ty: &Ty, is_array: bool) -> art::Element {
         atomic,
         wgsl: ty.wgsl(&program.structs),
         // Array elements are strided by their alignment (vec3 takes 16 bytes).
-        size: if is_array {
-            size.next_multiple_of(align)
-        } else {
-            size
-        },
+        size: if is_array { size.next_multiple_of(align) } else { size },
     }
 }
 
@@ -281,10 +262,7 @@ fn length_rule(program: &Program, e: &SizeExpr) -> art::LengthRule {
         SizeExpr::Len(r) => L::Len(program.resources[*r].name.clone()),
         SizeExpr::Param(p) => L::Param(program.params[*p].name.clone()),
         SizeExpr::Binary(op, a, b) => {
-            let (a, b) = (
-                Box::new(length_rule(program, a)),
-                Box::new(length_rule(program, b)),
-            );
+            let (a, b) = (Box::new(length_rule(program, a)), Box::new(length_rule(program, b)));
             match op {
                 BinOp::Add => L::Add(a, b),
                 BinOp::Sub => L::Sub(a, b),
@@ -342,11 +320,7 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
                 element: element(program, &r.elem, r.is_array),
                 array: r.is_array,
                 length: r.len.as_ref().map(|l| length_rule(program, l)),
-                fill: r
-                    .fill
-                    .as_deref()
-                    .zip(scalar)
-                    .and_then(|(f, s)| literal_bits(f, s)),
+                fill: r.fill.as_deref().zip(scalar).and_then(|(f, s)| literal_bits(f, s)),
             }
         })
         .collect();
@@ -371,31 +345,16 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
         length: None,
         fill: None,
     };
-    bindings.push(word(
-        "dyn_params",
-        eb.params,
-        art::Role::Params,
-        art::Access::Uniform,
-    ));
+    bindings.push(word("dyn_params", eb.params, art::Role::Params, art::Access::Uniform));
     bindings.push(word(
         "dyn_control",
         eb.control,
         art::Role::Control,
         art::Access::ReadWrite,
     ));
-    bindings.push(word(
-        "dyn_arena",
-        eb.arena,
-        art::Role::Arena,
-        art::Access::ReadWrite,
-    ));
+    bindings.push(word("dyn_arena", eb.arena, art::Role::Arena, art::Access::ReadWrite));
     if let Some(b) = eb.marks {
-        bindings.push(word(
-            "dyn_marks",
-            b,
-            art::Role::Marks,
-            art::Access::ReadWrite,
-        ));
+        bindings.push(word("dyn_marks", b, art::Role::Marks, art::Access::ReadWrite));
     }
     bindings.sort_by_key(|b| (b.group, b.binding));
 

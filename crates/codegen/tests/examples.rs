@@ -8,7 +8,9 @@ fn generate(path: &Path) -> dyngc_codegen::Artifact {
     assert!(parsed.diagnostics.is_empty(), "{path:?}: {:#?}", parsed.diagnostics);
     let name = path.file_stem().unwrap().to_str().unwrap();
     let checked = dyngc_ir::check(&parsed.file, &source, name);
-    let program = checked.program.unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics));
+    let program = checked
+        .program
+        .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics));
     dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
 }
 
@@ -31,10 +33,14 @@ fn examples_generate_deterministically() {
         assert_eq!(a.wgsl, b.wgsl, "{path:?}: WGSL differs between two builds");
         assert_eq!(a.manifest.to_json(), b.manifest.to_json(), "{path:?}: manifest differs");
         // The written WGSL parses and validates again.
-        let module = naga::front::wgsl::parse_str(&a.wgsl).unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
+        let module =
+            naga::front::wgsl::parse_str(&a.wgsl).unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
         if let Ok(dir) = std::env::var("DYNGC_DUMP") {
             let name = path.file_stem().unwrap().to_str().unwrap();
             std::fs::write(format!("{dir}/{name}.wgsl"), &a.wgsl).unwrap();

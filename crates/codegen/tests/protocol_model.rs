@@ -36,22 +36,37 @@
 //!   the WGSL treats a failure like a lost race anyway).
 //!
 //! Not modelled: fan-out ranges and lazy splitting (`DYN_CMD_RANGE`), the recursion counters,
-//! errors, statistics, and carries beyond what the accounting needs.
+//! errors and statistics. [`Sys::publish`] handles carries (`become`), but no scenario makes one.
 //!
-//! What loom cannot show: it never lets a load read a store that has not executed yet, and
-//! orders each location's stores by execution, so load buffering and write-write coherence
-//! without happens-before are out of its reach. (`dyn_publish` reads the "consumed" states in
-//! `dyn_ring_reserve` and stores the new frames without a `storageBarrier()` in between; the
-//! previous lap's consumer copied the frame out before its own barrier, so no hardware that
-//! does not speculate stores reorders them, but the C11/Vulkan model alone does not order them.)
+//! Two orderings here are stricter than `executor.wgsl` as first written; loom found both, and
+//! the WGSL must match them (tests `ring_detects_reserve_without_barrier` and
+//! `keyed_detects_count_after_mark` keep the broken forms failing):
 //!
-//! Every model has a broken variant (a [`Variant`] other than `Correct`) that a test runs under
-//! `std::panic::catch_unwind` and expects loom to reject, so each model is shown to be able to
-//! fail.
+//! - [`Sys::publish_frames`] has a `storageBarrier()` between the reserve (which read the
+//!   "consumed" states) and the frame stores. Without it nothing orders the new frame words after
+//!   the previous lap's in the words' modification order, and a consumer of the new ticket can
+//!   read the previous lap's frame (loom: an item taken twice);
+//! - [`Sys::push_keyed`] adds 1 to `pending` *before* setting the mark (subtracting it again if
+//!   the mark was set already). Set first, another worker can sweep the mark, run the key and
+//!   subtract its 1 before the add, so `pending` reads 0 while the spawning unit still runs
+//!   (loom: `done` set while work is unexecuted).
 //!
-//! Run with `cargo test -p dyngc-codegen --test protocol_model` (add `--release` for speed,
-//! `-- --nocapture` to see how many executions each model explored). Environment variables such
-//! as `LOOM_MAX_PREEMPTIONS` override the preemption bounds below.
+//! Limits of loom's memory model: a load never reads a store that has not executed yet (no load
+//! buffering), and read-modify-writes always read the newest value, so two RMWs of one thread on
+//! different words are never seen out of program order. The second point matters for
+//! `push_keyed`: formally, only a release fence between the `pending` add and the mark's
+//! `atomicOr` orders that add before the sweeper's subtract, and a `storageBarrier()` cannot sit
+//! in a stage body (non-uniform control flow).
+//!
+//! Every model has broken variants (a [`Variant`] other than `Correct`) that tests run under
+//! `std::panic::catch_unwind` and expect loom to reject, so each model is shown to be able to
+//! fail. Coverage counters (printed with `--nocapture`) show that the scenarios reach the
+//! interesting paths: the serial fallback, dropped and skipped hints, the sweep, slot reuse.
+//!
+//! Run with `cargo test -p dyngc-codegen --test protocol_model` (a few seconds in release, well
+//! under a minute in debug; `-- --nocapture` prints how many executions each model explored).
+//! [`PREEMPTIONS`] bounds the preemptions loom tries (1: every bug above is found with it);
+//! `LOOM_MAX_PREEMPTIONS=2` explores more (minutes in release).
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
@@ -72,6 +87,8 @@ const ATTEMPTS: u32 = 4;
 const IDLE_LIMIT: u32 = 1;
 /// `DYN_SWEEP_WORDS`.
 const SWEEP_WORDS: u32 = 1;
+/// Preemption bound of every model (`LOOM_MAX_PREEMPTIONS` overrides it).
+const PREEMPTIONS: usize = 1;
 /// `DYN_FLAG_OWNED << 16`.
 const FLAG_OWNED: u32 = 1 << 16;
 
@@ -201,11 +218,7 @@ impl Sys {
             if k == 0 {
                 return (0, 0);
             }
-            if self
-                .tail
-                .compare_exchange(t, t.wrapping_add(k), R, R)
-                .is_ok()
-            {
+            if self.tail.compare_exchange(t, t.wrapping_add(k), R, R).is_ok() {
                 return (k, t);
             }
         }
@@ -227,11 +240,7 @@ impl Sys {
             if k == 0 {
                 return (0, 0);
             }
-            if self
-                .head
-                .compare_exchange(h, h.wrapping_add(k), R, R)
-                .is_ok()
-            {
+            if self.head.compare_exchange(h, h.wrapping_add(k), R, R).is_ok() {
                 return (k, h);
             }
         }
@@ -271,6 +280,9 @@ impl Sys {
     fn publish_frames(&self, ticket: u32, frames: &[Frame]) {
         if frames.is_empty() {
             return;
+        }
+        if ticket.wrapping_add(frames.len() as u32) > SLOTS {
+            Coverage::hit(&self.cov.slot_reused);
         }
         // Acquire: the previous lap's consumer copied these slots' frames out before it stored
         // "consumed" (which the reserve read); without this barrier nothing orders our frame
@@ -366,10 +378,7 @@ impl Sys {
     /// `dyn_run_lane` for a popped single frame; returns whether it counts as finished.
     fn run_lane(&self, prog: &dyn Program, frame: Frame, out: &mut Out) -> bool {
         let stage = frame[0] & 0xFFFF;
-        if prog.is_keyed(stage)
-            && frame[0] & FLAG_OWNED == 0
-            && self.variant != Variant::HintIgnoresMark
-        {
+        if prog.is_keyed(stage) && frame[0] & FLAG_OWNED == 0 && self.variant != Variant::HintIgnoresMark {
             // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
             let bit = 1 << frame[1];
             if self.marks.fetch_and(!bit, R) & bit == 0 {
@@ -397,12 +406,25 @@ impl Sys {
         if keyed_to_ring < keyed {
             Coverage::hit(&self.cov.hints_dropped);
         }
+        // (An add or subtract of 0 is skipped: it changes nothing and would only add
+        // interleavings for loom to explore.)
+        let add = |n: u32| {
+            if n > 0 {
+                self.pending.fetch_add(n, R);
+            }
+        };
+        let sub = |n: u32| {
+            if n > 0 {
+                let old = self.pending.fetch_sub(n, R);
+                assert!(old >= n, "pending underflow: {old} - {n}");
+            }
+        };
         if self.variant == Variant::SubtractBeforeAdd {
-            self.pending.fetch_sub(finished, R);
-            self.pending.fetch_add(carries + children, R);
+            sub(finished);
+            add(carries + children);
         } else {
-            self.pending.fetch_add(carries + children, R);
-            self.pending.fetch_sub(finished, R);
+            add(carries + children);
+            sub(finished);
         }
         // Onto the stack: the carries, then the first `kept` children (deeper work on top).
         stack.extend_from_slice(&out.carries);
@@ -425,6 +447,7 @@ struct Coverage {
     hints_skipped: AtomicUsize,
     swept: AtomicUsize,
     ring_taken: AtomicUsize,
+    slot_reused: AtomicUsize,
 }
 
 impl Coverage {
@@ -436,6 +459,7 @@ impl Coverage {
             hints_skipped: AtomicUsize::new(0),
             swept: AtomicUsize::new(0),
             ring_taken: AtomicUsize::new(0),
+            slot_reused: AtomicUsize::new(0),
         }
     }
 
@@ -450,13 +474,14 @@ impl Coverage {
     fn report(&self, name: &str) {
         println!(
             "{name}: {} executions; paths reached: fallback {}, hint dropped {}, hint skipped {}, \
-             sweep {}, ring claim {}",
+             sweep {}, ring claim {}, slot reused {}",
             Self::get(&self.executions),
             Self::get(&self.fallbacks),
             Self::get(&self.hints_dropped),
             Self::get(&self.hints_skipped),
             Self::get(&self.swept),
             Self::get(&self.ring_taken),
+            Self::get(&self.slot_reused),
         );
     }
 }
@@ -548,8 +573,12 @@ fn check_word(id: u32) -> u32 {
     id.wrapping_mul(0x9E37_79B9) ^ 0x00A5_A5A5
 }
 
-const RING_ITEMS_PER_PRODUCER: u32 = 2;
-const RING_ITEMS: u32 = 2 * RING_ITEMS_PER_PRODUCER;
+/// The items each producer publishes, one reserve each: more items than slots, so a slot is
+/// reused while the other threads run.
+const RING_PRODUCED: [&[u32]; 2] = [&[1, 2], &[3]];
+const RING_ITEMS: u32 = 3;
+/// Claims each consumer thread tries.
+const RING_CLAIMS: u32 = 1;
 
 #[derive(Default)]
 struct RingGhost {
@@ -580,13 +609,14 @@ fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             true
         };
         let mut threads = Vec::new();
-        for p in 0..2 {
+        // Two producers, one reserve of one frame per item; then two consumers.
+        for items in RING_PRODUCED {
             let (sys, ghost) = (sys.clone(), ghost.clone());
             threads.push(thread::spawn(move || {
-                for i in 0..RING_ITEMS_PER_PRODUCER {
-                    let id = 1 + p * RING_ITEMS_PER_PRODUCER + i;
+                for &id in items {
                     let (k, t) = sys.ring_reserve(1);
                     if k == 0 {
+                        Coverage::hit(&sys.cov.fallbacks);
                         ghost.lock().unwrap().fallback += 1;
                     } else {
                         sys.publish_frames(t, &[[id, check_word(id)]]);
@@ -597,7 +627,7 @@ fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
         for _ in 0..2 {
             let (sys, ghost) = (sys.clone(), ghost.clone());
             threads.push(thread::spawn(move || {
-                for _ in 0..2 {
+                for _ in 0..RING_CLAIMS {
                     take(&sys, &ghost);
                 }
             }));
@@ -607,47 +637,53 @@ fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
         }
         // Drain what is left (everything is published now), then check the accounting.
         while take(&sys, &ghost) {}
-        assert_eq!(
-            sys.head.load(R),
-            sys.tail.load(R),
-            "published entry left behind"
-        );
+        assert_eq!(sys.head.load(R), sys.tail.load(R), "published entry left behind");
         let g = ghost.lock().unwrap();
         let taken: u32 = g.taken.iter().sum();
-        assert_eq!(
-            RING_ITEMS,
-            taken + g.fallback,
-            "produced != taken + fallback"
-        );
+        assert_eq!(RING_ITEMS, taken + g.fallback, "produced != taken + fallback");
     });
 }
 
 #[test]
 fn ring_exactly_once() {
     static COV: Coverage = Coverage::new();
-    ring_model(Variant::Correct, 2, &COV);
+    ring_model(Variant::Correct, PREEMPTIONS, &COV);
     COV.report("ring_exactly_once");
+    // The scenario reaches "no room" and the reuse of a slot.
+    assert!(Coverage::get(&COV.fallbacks) > 0);
+    assert!(Coverage::get(&COV.slot_reused) > 0);
 }
 
 #[test]
 fn ring_detects_state_before_frame() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| ring_model(Variant::StateBeforeFrame, 2, &COV)));
+    assert!(fails(|| ring_model(Variant::StateBeforeFrame, PREEMPTIONS, &COV)));
     COV.report("ring_detects_state_before_frame");
 }
 
 #[test]
 fn ring_detects_missing_release_fence() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| ring_model(Variant::NoReleaseFence, 2, &COV)));
+    assert!(fails(|| ring_model(Variant::NoReleaseFence, PREEMPTIONS, &COV)));
     COV.report("ring_detects_missing_release_fence");
 }
 
 #[test]
 fn ring_detects_consumed_before_copy() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| ring_model(Variant::ConsumedBeforeCopy, 2, &COV)));
+    assert!(fails(|| ring_model(Variant::ConsumedBeforeCopy, PREEMPTIONS, &COV)));
     COV.report("ring_detects_consumed_before_copy");
+}
+
+/// Found by this model: `dyn_publish` as first written stored the new frames right after
+/// `dyn_ring_reserve`, with no `storageBarrier()` between reading "consumed" and overwriting the
+/// slot. Nothing then orders the new frame stores after the previous lap's, so a consumer of
+/// the new ticket may read the previous lap's frame (loom reports an item taken twice).
+#[test]
+fn ring_detects_reserve_without_barrier() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| ring_model(Variant::ReserveWithoutBarrier, PREEMPTIONS, &COV)));
+    COV.report("ring_detects_reserve_without_barrier");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -692,10 +728,7 @@ impl Program for Tree {
     }
     fn done(&self) {
         let e = self.executed.lock().unwrap();
-        assert!(
-            e.iter().all(|&n| n == 1),
-            "done set while work is unexecuted: {e:?}"
-        );
+        assert!(e.iter().all(|&n| n == 1), "done set while work is unexecuted: {e:?}");
         *self.done.lock().unwrap() = true;
     }
 }
@@ -735,7 +768,7 @@ fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverag
 #[test]
 fn termination_detection() {
     static COV: Coverage = Coverage::new();
-    termination_model(Variant::Correct, 2, &COV);
+    termination_model(Variant::Correct, PREEMPTIONS, &COV);
     COV.report("termination_detection");
     // The scenario reaches both the ring and the serial fallback.
     assert!(Coverage::get(&COV.fallbacks) > 0);
@@ -747,7 +780,7 @@ fn termination_detects_subtract_before_add() {
     static COV: Coverage = Coverage::new();
     assert!(fails(|| termination_model(
         Variant::SubtractBeforeAdd,
-        2,
+        PREEMPTIONS,
         &COV
     )));
     COV.report("termination_detects_subtract_before_add");
@@ -764,6 +797,9 @@ const KEYS: usize = 3;
 struct Keyed {
     /// Per key: pending periods started, marks cleared (owned), runs.
     periods: Mutex<[[u32; 3]; KEYS]>,
+    /// Spawner frames run.
+    spawners: Mutex<u32>,
+    done: Mutex<bool>,
 }
 
 impl Program for Keyed {
@@ -774,8 +810,10 @@ impl Program for Keyed {
         1
     }
     fn execute(&self, sys: &Sys, frame: Frame, out: &mut Out) {
+        assert!(!*self.done.lock().unwrap(), "{frame:?} runs after done");
         match frame[0] & 0xFFFF {
             STAGE_SPAWNER => {
+                *self.spawners.lock().unwrap() += 1;
                 for key in 0..KEYS as u32 {
                     if frame[1] & (1 << key) != 0 {
                         sys.push_keyed(self, STAGE_KEYED, key, out);
@@ -787,10 +825,7 @@ impl Program for Keyed {
                 {
                     let mut p = self.periods.lock().unwrap();
                     let [_, cleared, runs] = &mut p[key as usize];
-                    assert!(
-                        *runs < *cleared,
-                        "key {key} ran twice for one pending period"
-                    );
+                    assert!(*runs < *cleared, "key {key} ran twice for one pending period");
                     *runs += 1;
                 }
                 if key == 1 {
@@ -811,10 +846,12 @@ impl Program for Keyed {
     }
     fn done(&self) {
         let p = self.periods.lock().unwrap();
+        let spawners = *self.spawners.lock().unwrap();
         assert!(
-            p.iter().all(|[n, _, r]| n == r),
-            "done set while a keyed period has not run: {p:?}"
+            spawners == 2 && p.iter().all(|[n, _, r]| n == r),
+            "done set while work is unexecuted: {spawners} spawners, {p:?}"
         );
+        *self.done.lock().unwrap() = true;
     }
 }
 
@@ -826,6 +863,8 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
         sys.pending.store(2, R);
         let prog = std::sync::Arc::new(Keyed {
             periods: Mutex::new([[0; 3]; KEYS]),
+            spawners: Mutex::new(0),
+            done: Mutex::new(false),
         });
         let threads: Vec<_> = [0b011u32, 0b101]
             .into_iter()
@@ -841,7 +880,13 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             })
             .collect();
         let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
-        let before = format!("{stacks:?} pending {} done {} marks {} {:?}", sys.pending.load(R), sys.done.load(R), sys.marks.load(R), prog.periods.lock().unwrap());
+        let before = format!(
+            "{stacks:?} pending {} done {} marks {} {:?}",
+            sys.pending.load(R),
+            sys.done.load(R),
+            sys.marks.load(R),
+            prog.periods.lock().unwrap()
+        );
         host_relaunch(&sys, &*prog, STAGE_KEYED, &mut stacks);
         assert_eq!(sys.marks.load(R), 0, "{before}");
         assert_eq!(sys.pending.load(R), 0);
@@ -849,10 +894,7 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
         for (key, [periods, cleared, runs]) in p.iter().enumerate() {
             assert!(*periods >= 1, "key {key} never spawned");
             assert_eq!(periods, cleared, "key {key}");
-            assert_eq!(
-                periods, runs,
-                "key {key}: each pending period runs exactly once"
-            );
+            assert_eq!(periods, runs, "key {key}: each pending period runs exactly once");
         }
     });
 }
@@ -860,7 +902,7 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
 #[test]
 fn keyed_marks() {
     static COV: Coverage = Coverage::new();
-    keyed_model(Variant::Correct, 2, &COV);
+    keyed_model(Variant::Correct, PREEMPTIONS, &COV);
     COV.report("keyed_marks");
     // The scenario reaches dropped hints, the sweep and skipped hints.
     assert!(Coverage::get(&COV.hints_dropped) > 0);
@@ -871,6 +913,16 @@ fn keyed_marks() {
 #[test]
 fn keyed_detects_hint_ignoring_mark() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| keyed_model(Variant::HintIgnoresMark, 2, &COV)));
+    assert!(fails(|| keyed_model(Variant::HintIgnoresMark, PREEMPTIONS, &COV)));
     COV.report("keyed_detects_hint_ignoring_mark");
+}
+
+/// Found by this model: `dyn_push_keyed` as first written set the mark and only then added 1 to
+/// `pending`. In between, another worker can sweep the mark, run the key and subtract 1, so
+/// `pending` reads 0 while the spawning unit is still running, and `done` is set too early.
+#[test]
+fn keyed_detects_count_after_mark() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| keyed_model(Variant::CountAfterMark, PREEMPTIONS, &COV)));
+    COV.report("keyed_detects_count_after_mark");
 }

@@ -9,15 +9,21 @@ use dyngc_runtime::format_bytes;
 use std::path::Path;
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    std::fs::write(path, bytes).map_err(|e| Failure::usage(format!("could not write `{}`: {}", path.display(), io_reason(&e))))
+    std::fs::write(path, bytes)
+        .map_err(|e| Failure::usage(format!("could not write `{}`: {}", path.display(), io_reason(&e))))
 }
 
 pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
     let src = Source::read(&args.file)?;
     let (_, artifact) = src.build(ctx, "build")?;
     let dir = &args.out_dir;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure::usage(format!("could not create the output directory `{}`: {}", dir.display(), io_reason(&e))))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Failure::usage(format!(
+            "could not create the output directory `{}`: {}",
+            dir.display(),
+            io_reason(&e)
+        ))
+    })?;
     let name = &src.name;
     let mut written = Vec::new();
     let wgsl = dir.join(format!("{name}.wgsl"));
@@ -35,15 +41,19 @@ pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
             EmitTarget::Hlsl => (Emit::Hlsl, "hlsl"),
             EmitTarget::Glsl => (Emit::Glsl, "comp.glsl"),
         };
-        let bytes = dyngc_codegen::emit(&artifact, emit).map_err(|e| Failure::failed(format!("could not translate `{}` to {ext}: {e}", src.display)))?;
+        let bytes = dyngc_codegen::emit(&artifact, emit)
+            .map_err(|e| Failure::failed(format!("could not translate `{}` to {ext}: {e}", src.display)))?;
         let path = dir.join(format!("{name}.{ext}"));
         write(&path, &bytes)?;
         written.push(path);
     }
     for p in &written {
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
     let min = artifact.manifest.executor.arena.min_bytes;
-    println!("minimum arena: {} ({min} bytes): one worker and the smallest ring", format_bytes(min));
+    outln!(
+        "minimum arena: {} ({min} bytes): one worker and the smallest ring",
+        format_bytes(min)
+    );
     Ok(())
 }

@@ -39,29 +39,39 @@ pub enum MessageFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Parse and check .dyn files and print their diagnostics.
-    #[command(long_about = "Parses and checks each .dyn file and prints its diagnostics. Exits 0 when \
-no file has errors (warnings are allowed), 1 when one has, 2 when a file cannot be read.")]
+    #[command(
+        long_about = "Parses and checks each .dyn file and prints its diagnostics. Exits 0 when \
+no file has errors (warnings are allowed), 1 when one has, 2 when a file cannot be read."
+    )]
     Check(CheckArgs),
     /// Print the long explanation of a diagnostic code.
-    #[command(long_about = "Prints the long explanation of a diagnostic code such as DYN0300 (the \
-`DYN` prefix and leading zeros may be left out: `300` works). `--list` lists every code.")]
+    #[command(
+        long_about = "Prints the long explanation of a diagnostic code such as DYN0300 (the \
+`DYN` prefix and leading zeros may be left out: `300` works). `--list` lists every code."
+    )]
     Explain(ExplainArgs),
     /// Draw a program's stage graph (Graphviz DOT, SVG or PNG).
-    #[command(long_about = "Writes the stage graph of a checked program: one node per stage and one \
+    #[command(
+        long_about = "Writes the stage graph of a checked program: one node per stage and one \
 for the entry; spawn edges solid, fan-out edges bold with their count, keyed spawns dashed, \
-`become` dotted. SVG and PNG go through Graphviz `dot`.")]
+`become` dotted. SVG and PNG go through Graphviz `dot`."
+    )]
     Graph(GraphArgs),
     /// Compile a program into NAME.wgsl and NAME.manifest.json.
-    #[command(long_about = "Checks a program and generates its megakernel: writes DIR/NAME.wgsl and \
+    #[command(
+        long_about = "Checks a program and generates its megakernel: writes DIR/NAME.wgsl and \
 DIR/NAME.manifest.json (NAME is the file stem), and with --emit the module translated for other \
-APIs. Prints the smallest arena the program accepts.")]
+APIs. Prints the smallest arena the program accepts."
+    )]
     Build(BuildArgs),
     /// Compile and run a program on the GPU, reading .npy inputs and writing .npy outputs.
-    #[command(long_about = "Compiles a program in memory and runs it on the default WebGPU adapter \
+    #[command(
+        long_about = "Compiles a program in memory and runs it on the default WebGPU adapter \
 (chosen with WGPU_BACKEND, WGPU_ADAPTER_NAME, WGPU_POWER_PREF; on a machine without a GPU set \
 VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json to use SwiftShader). Inputs are .npy \
 files (dtype <u4, <i4 or <f4 matching the binding; shape (N,) for scalars, (N, k) for vecK); \
-every output is written to DIR/NAME.npy.")]
+every output is written to DIR/NAME.npy."
+    )]
     Run(RunArgs),
 }
 

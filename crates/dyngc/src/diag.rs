@@ -5,6 +5,7 @@ use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Files, SimpleFile};
 use codespan_reporting::term::{self, termcolor};
 use dyngc_syntax::{Diagnostic, Severity};
+use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
 use termcolor::{Color, ColorChoice, ColorSpec, StandardStream, WriteColor};
@@ -73,7 +74,13 @@ impl Ctx {
                     let cd = to_codespan(d, source);
                     if term::emit_to_write_style(&mut lock, &config, &file, &cd).is_err() {
                         // Only possible for spans the source does not have; still say something.
-                        let _ = writeln!(lock, "{}[{}]: {} ({display})", severity_word(d.severity), d.code, d.message);
+                        let _ = writeln!(
+                            lock,
+                            "{}[{}]: {} ({display})",
+                            severity_word(d.severity),
+                            d.code,
+                            d.message
+                        );
                     }
                 }
             }
@@ -131,7 +138,11 @@ fn to_codespan(d: &Diagnostic, source: &str) -> cs::Diagnostic<()> {
         Severity::Warning => cs::Severity::Warning,
     };
     let mut labels = vec![cs::Label::primary((), clamp(&d.primary.span, source)).with_message(&d.primary.message)];
-    labels.extend(d.secondary.iter().map(|l| cs::Label::secondary((), clamp(&l.span, source)).with_message(&l.message)));
+    labels.extend(
+        d.secondary
+            .iter()
+            .map(|l| cs::Label::secondary((), clamp(&l.span, source)).with_message(&l.message)),
+    );
     let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
     if let Some(h) = &d.hint {
         notes.push(format!("help: {h}"));
@@ -152,33 +163,60 @@ fn line_column(file: &SimpleFile<&str, &str>, offset: usize) -> (usize, usize) {
     }
 }
 
-fn to_json(d: &Diagnostic, display: &str, file: &SimpleFile<&str, &str>) -> serde_json::Value {
-    let label = |l: &dyngc_syntax::Label, primary: bool| {
-        let span = clamp(&l.span, file.source());
-        let (line, column) = line_column(file, span.start);
-        serde_json::json!({
-            "start": span.start,
-            "end": span.end,
-            "line": line,
-            "column": column,
-            "message": l.message,
-            "primary": primary,
-        })
-    };
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    start: usize,
+    end: usize,
+    line: usize,
+    column: usize,
+    message: &'a str,
+    primary: bool,
+}
+
+/// One diagnostic as `--message-format json` prints it (fields in this order).
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    file: &'a str,
+    code: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    line: usize,
+    column: usize,
+    labels: Vec<JsonLabel<'a>>,
+    notes: &'a [String],
+    hint: Option<&'a str>,
+}
+
+fn json_label<'a>(l: &'a dyngc_syntax::Label, primary: bool, file: &SimpleFile<&str, &str>) -> JsonLabel<'a> {
+    let span = clamp(&l.span, file.source());
+    let (line, column) = line_column(file, span.start);
+    JsonLabel {
+        start: span.start,
+        end: span.end,
+        line,
+        column,
+        message: &l.message,
+        primary,
+    }
+}
+
+fn to_json(d: &Diagnostic, display: &str, file: &SimpleFile<&str, &str>) -> String {
+    let label = |l, primary| json_label(l, primary, file);
     let mut labels = vec![label(&d.primary, true)];
     labels.extend(d.secondary.iter().map(|l| label(l, false)));
     let (line, column) = line_column(file, d.primary.span.start);
-    serde_json::json!({
-        "file": display,
-        "code": d.code,
-        "severity": severity_word(d.severity),
-        "message": d.message,
-        "line": line,
-        "column": column,
-        "labels": labels,
-        "notes": d.notes,
-        "hint": d.hint,
-    })
+    let json = JsonDiagnostic {
+        file: display,
+        code: d.code,
+        severity: severity_word(d.severity),
+        message: &d.message,
+        line,
+        column,
+        labels,
+        notes: &d.notes,
+        hint: d.hint.as_deref(),
+    };
+    serde_json::to_string(&json).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -194,7 +232,12 @@ mod tests {
             .with_note("stages are declared with `stage`")
             .with_hint("did you mean `node`?");
         let file = SimpleFile::new("x.dyn", src);
-        let v = to_json(&d, "x.dyn", &file);
+        let text = to_json(&d, "x.dyn", &file);
+        assert!(
+            text.starts_with(r#"{"file":"x.dyn","code":"DYN0100","severity":"error","message":"#),
+            "{text}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["file"], "x.dyn");
         assert_eq!(v["code"], "DYN0100");
         assert_eq!(v["severity"], "error");

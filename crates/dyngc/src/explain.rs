@@ -7,7 +7,7 @@ use dyngc_syntax::codes;
 pub fn run(args: ExplainArgs) -> CmdResult {
     if args.list {
         for info in codes::ALL {
-            println!("{}  {}", info.code, info.title);
+            outln!("{}  {}", info.code, info.title);
         }
         return Ok(());
     }
@@ -21,9 +21,9 @@ pub fn run(args: ExplainArgs) -> CmdResult {
     })?;
     let text = info.explanation.trim_end();
     if text.starts_with('#') {
-        println!("{text}");
+        outln!("{text}");
     } else {
-        println!("# {}: {}\n\n{text}", info.code, info.title);
+        outln!("# {}: {}\n\n{text}", info.code, info.title);
     }
     Ok(())
 }

@@ -19,9 +19,13 @@ pub struct Source {
 impl Source {
     pub fn read(path: &Path) -> Result<Source, Failure> {
         let display = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| Failure::usage(format!("could not read `{display}`: {}", io_reason(&e))))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| Failure::usage(format!("could not read `{display}`: {}", io_reason(&e))))?;
         let text = String::from_utf8(bytes).map_err(|e| {
-            Failure::usage(format!("could not read `{display}`: it is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+            Failure::usage(format!(
+                "could not read `{display}`: it is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
         })?;
         let name = path
             .file_stem()
@@ -41,7 +45,11 @@ impl Source {
         }
         let checked = dyngc_ir::check(&parsed.file, &self.text, &self.name);
         diagnostics.extend(checked.diagnostics);
-        let program = if diagnostics.iter().any(Diagnostic::is_error) { None } else { checked.program };
+        let program = if diagnostics.iter().any(Diagnostic::is_error) {
+            None
+        } else {
+            checked.program
+        };
         (program, diagnostics)
     }
 

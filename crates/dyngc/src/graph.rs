@@ -12,14 +12,21 @@ use std::process::{Command, Stdio};
 
 pub fn run(ctx: &Ctx, args: GraphArgs) -> CmdResult {
     let format = args.format.unwrap_or_else(|| {
-        match args.output.as_ref().and_then(|o| o.extension()).and_then(|e| e.to_str()) {
+        match args
+            .output
+            .as_ref()
+            .and_then(|o| o.extension())
+            .and_then(|e| e.to_str())
+        {
             Some(e) if e.eq_ignore_ascii_case("svg") => GraphFormat::Svg,
             Some(e) if e.eq_ignore_ascii_case("png") => GraphFormat::Png,
             _ => GraphFormat::Dot,
         }
     });
     if format == GraphFormat::Png && args.output.is_none() && std::io::stdout().is_terminal() {
-        return Err(Failure::usage("refusing to write PNG data to a terminal; use -o FILE or redirect stdout"));
+        return Err(Failure::usage(
+            "refusing to write PNG data to a terminal; use -o FILE or redirect stdout",
+        ));
     }
     let src = Source::read(&args.file)?;
     let program = src.compile(ctx, "graph")?;
@@ -34,7 +41,9 @@ pub fn run(ctx: &Ctx, args: GraphArgs) -> CmdResult {
             .map_err(|e| Failure::usage(format!("could not write `{}`: {}", path.display(), io_reason(&e)))),
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(&bytes).and_then(|_| out.flush()).map_err(|e| Failure::usage(format!("could not write to stdout: {}", io_reason(&e))))
+            out.write_all(&bytes)
+                .and_then(|_| out.flush())
+                .map_err(|e| Failure::usage(format!("could not write to stdout: {}", io_reason(&e))))
         }
     }
 }
@@ -50,9 +59,16 @@ fn render(dot_text: &str, format: &str) -> Result<Vec<u8>, Failure> {
     let mut child = match child {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Failure::usage("Graphviz `dot` not found; install graphviz or use --format dot"));
+            return Err(Failure::usage(
+                "Graphviz `dot` not found; install graphviz or use --format dot",
+            ));
         }
-        Err(e) => return Err(Failure::usage(format!("could not run Graphviz `dot`: {}", io_reason(&e)))),
+        Err(e) => {
+            return Err(Failure::usage(format!(
+                "could not run Graphviz `dot`: {}",
+                io_reason(&e)
+            )))
+        }
     };
     let mut stdin = child.stdin.take().expect("piped stdin");
     let input = dot_text.to_string();
@@ -74,7 +90,10 @@ fn render(dot_text: &str, format: &str) -> Result<Vec<u8>, Failure> {
 
 /// A DOT string literal's contents: each line escaped, lines joined with `\n`.
 fn quote(lines: &[String]) -> String {
-    let esc: Vec<String> = lines.iter().map(|l| l.replace('\\', "\\\\").replace('"', "\\\"")).collect();
+    let esc: Vec<String> = lines
+        .iter()
+        .map(|l| l.replace('\\', "\\\\").replace('"', "\\\""))
+        .collect();
     format!("\"{}\"", esc.join("\\n"))
 }
 
@@ -118,11 +137,19 @@ pub fn dot(program: &Program) -> String {
     out.push_str("    edge [fontname=\"monospace\"];\n");
 
     let entry = &program.entry;
-    let mut entry_label = vec![if entry.until.is_some() { "entry loop".to_string() } else { "entry".to_string() }];
+    let mut entry_label = vec![if entry.until.is_some() {
+        "entry loop".to_string()
+    } else {
+        "entry".to_string()
+    }];
     if let Some(r) = entry.max_rounds {
         entry_label.push(format!("@max_rounds({r})"));
     }
-    let _ = writeln!(out, "    entry [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label={}];", quote(&entry_label));
+    let _ = writeln!(
+        out,
+        "    entry [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label={}];",
+        quote(&entry_label)
+    );
 
     for (i, s) in program.stages.iter().enumerate() {
         let mut lines = Vec::new();
@@ -137,25 +164,43 @@ pub fn dot(program: &Program) -> String {
             params.push(format!("{name}: {}", ty.wgsl(&program.structs)));
         }
         if let Some(idx) = &s.index {
-            params.push(format!("@index {idx}"));
+            params.push(format!("@index {idx}: u32"));
         }
         lines.push(format!("{}({})", s.name, params.join(", ")));
         let _ = writeln!(out, "    s{i} [label={}];", quote(&lines));
     }
 
     let count = size_expr(program, &entry.count);
-    let _ = writeln!(out, "    entry -> s{} [style=bold, label={}];", entry.stage, quote(&[format!("[{count}]")]));
+    let _ = writeln!(
+        out,
+        "    entry -> s{} [style=bold, label={}];",
+        entry.stage,
+        quote(&[format!("[{count}]")])
+    );
     if let Some(until) = &entry.until {
         let text = program.source.get(until.span.clone()).map(squash).unwrap_or_default();
-        let text = if text.chars().count() > 40 { format!("{}…", text.chars().take(39).collect::<String>()) } else { text };
-        let _ = writeln!(out, "    entry -> entry [style=dashed, label={}];", quote(&["repeat until".to_string(), text]));
+        let text = if text.chars().count() > 40 {
+            format!("{}…", text.chars().take(39).collect::<String>())
+        } else {
+            text
+        };
+        let _ = writeln!(
+            out,
+            "    entry -> entry [style=dashed, label={}];",
+            quote(&["repeat until".to_string(), text])
+        );
     }
 
     for e in &program.edges {
         let attrs = match e.kind {
             EdgeKind::Spawn => String::new(),
             EdgeKind::FanOut => {
-                let n = e.count.as_ref().and_then(|c| program.source.get(c.clone())).map(squash).unwrap_or_else(|| "n".to_string());
+                let n = e
+                    .count
+                    .as_ref()
+                    .and_then(|c| program.source.get(c.clone()))
+                    .map(squash)
+                    .unwrap_or_else(|| "n".to_string());
                 format!(" [style=bold, label={}]", quote(&[format!("[{n}]")]))
             }
             EdgeKind::Keyed => " [style=dashed, label=\"keyed\"]".to_string(),

@@ -2,6 +2,22 @@
 //! file IO. Exit status: 0 success, 1 program errors (diagnostics, failed runs), 2 usage or IO
 //! errors.
 
+/// `println!` that ignores a closed stdout (`dyngc explain --list | head -1`) instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` that ignores a closed stderr.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod build;
 mod check;
 mod cli;
@@ -26,12 +42,18 @@ pub struct Failure {
 impl Failure {
     /// Bad usage or an IO problem: exit status 2.
     pub fn usage(message: impl Into<String>) -> Self {
-        Failure { code: 2, message: Some(message.into()) }
+        Failure {
+            code: 2,
+            message: Some(message.into()),
+        }
     }
 
     /// The program or the run failed: exit status 1.
     pub fn failed(message: impl Into<String>) -> Self {
-        Failure { code: 1, message: Some(message.into()) }
+        Failure {
+            code: 1,
+            message: Some(message.into()),
+        }
     }
 
     /// Diagnostics were already printed: exit status 1.
@@ -43,6 +65,9 @@ impl Failure {
 pub type CmdResult = Result<(), Failure>;
 
 fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        errln!("error: internal error: {info}\n  = note: this is a bug in dyngc; please report it with the input that caused it");
+    }));
     let args = cli::Cli::parse();
     let ctx = diag::Ctx::new(args.color, args.message_format);
     let result = match args.command {

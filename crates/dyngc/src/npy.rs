@@ -40,7 +40,10 @@ fn expected_shape(b: &Binding) -> String {
 fn shape_text(shape: &[u64]) -> String {
     match shape {
         [n] => format!("({n},)"),
-        _ => format!("({})", shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
@@ -48,8 +51,10 @@ fn shape_text(shape: &[u64]) -> String {
 /// expects (elements `element.size` bytes apart).
 pub fn read_input(path: &Path, b: &Binding) -> Result<Vec<u8>, String> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("could not read `{shown}` (input `{}`): {}", b.name, io_reason(&e)))?;
-    let npy = NpyFile::new(BufReader::new(file)).map_err(|e| format!("`{shown}` (input `{}`) is not a .npy file: {e}", b.name))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("could not read `{shown}` (input `{}`): {}", b.name, io_reason(&e)))?;
+    let npy = NpyFile::new(BufReader::new(file))
+        .map_err(|e| format!("`{shown}` (input `{}`) is not a .npy file: {e}", b.name))?;
     let wanted = match b.element.scalar {
         Some(s) => format!("`{}`", dtype_of(s)),
         None => "`<u4`, `<i4` or `<f4` (the struct's 32-bit words)".to_string(),
@@ -64,7 +69,9 @@ pub fn read_input(path: &Path, b: &Binding) -> Result<Vec<u8>, String> {
         }
     };
     let char_ok = match (b.element.scalar, type_str.type_char()) {
-        (Some(ScalarKind::U32), TypeChar::Uint) | (Some(ScalarKind::I32), TypeChar::Int) | (Some(ScalarKind::F32), TypeChar::Float) => true,
+        (Some(ScalarKind::U32), TypeChar::Uint)
+        | (Some(ScalarKind::I32), TypeChar::Int)
+        | (Some(ScalarKind::F32), TypeChar::Float) => true,
         (None, TypeChar::Uint | TypeChar::Int | TypeChar::Float) => true,
         _ => false,
     };
@@ -97,19 +104,38 @@ pub fn read_input(path: &Path, b: &Binding) -> Result<Vec<u8>, String> {
     let read_err = |e: std::io::Error| format!("could not read the data of `{shown}` (input `{}`): {e}", b.name);
     let words: Vec<u32> = match type_str.type_char() {
         TypeChar::Uint => npy.into_vec::<u32>().map_err(read_err)?,
-        TypeChar::Int => npy.into_vec::<i32>().map_err(read_err)?.into_iter().map(|v| v as u32).collect(),
-        _ => npy.into_vec::<f32>().map_err(read_err)?.into_iter().map(f32::to_bits).collect(),
+        TypeChar::Int => npy
+            .into_vec::<i32>()
+            .map_err(read_err)?
+            .into_iter()
+            .map(|v| v as u32)
+            .collect(),
+        _ => npy
+            .into_vec::<f32>()
+            .map_err(read_err)?
+            .into_iter()
+            .map(f32::to_bits)
+            .collect(),
     };
     let rows = rows as usize;
     if words.len() != rows * k {
-        return Err(format!("`{shown}` (input `{}`) holds {} values, its shape says {}", b.name, words.len(), rows * k));
+        return Err(format!(
+            "`{shown}` (input `{}`) holds {} values, its shape says {}",
+            b.name,
+            words.len(),
+            rows * k
+        ));
     }
     let size = b.element.size as usize;
     let mut bytes = vec![0u8; rows * size];
     for r in 0..rows {
         for c in 0..k {
             // Fortran order stores column by column.
-            let w = if fortran && shape.len() == 2 { words[c * rows + r] } else { words[r * k + c] };
+            let w = if fortran && shape.len() == 2 {
+                words[c * rows + r]
+            } else {
+                words[r * k + c]
+            };
             let o = r * size + c * 4;
             bytes[o..o + 4].copy_from_slice(&w.to_le_bytes());
         }
@@ -144,9 +170,17 @@ pub fn write_output(path: &Path, b: &Binding, bytes: &[u8]) -> Result<(), String
     result.map_err(|e| format!("could not write `{shown}`: {}", io_reason(&e)))
 }
 
-fn write_typed<T: npyz::AutoSerialize>(path: &Path, shape: &[u64], data: impl Iterator<Item = T>) -> std::io::Result<()> {
+fn write_typed<T: npyz::AutoSerialize>(
+    path: &Path,
+    shape: &[u64],
+    data: impl Iterator<Item = T>,
+) -> std::io::Result<()> {
     let file = BufWriter::new(std::fs::File::create(path)?);
-    let mut writer = npyz::WriteOptions::new().default_dtype().shape(shape).writer(file).begin_nd()?;
+    let mut writer = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(file)
+        .begin_nd()?;
     writer.extend(data)?;
     writer.finish()
 }
@@ -163,7 +197,13 @@ mod tests {
             binding: 0,
             role: Role::Input,
             access: Access::Read,
-            element: Element { scalar, components, atomic: false, wgsl: "T".into(), size },
+            element: Element {
+                scalar,
+                components,
+                atomic: false,
+                wgsl: "T".into(),
+                size,
+            },
             array,
             length: None,
             fill: None,
@@ -218,15 +258,23 @@ mod tests {
         let p = d.join("f.npy");
         write_output(&p, &f, &[0; 12]).unwrap();
         let e = read_input(&p, &u).unwrap_err();
-        assert!(e.contains("input `x` holds `T` values and needs dtype `<u4`") && e.contains("has dtype `<f4`"), "{e}");
+        assert!(
+            e.contains("input `x` holds `T` values and needs dtype `<u4`") && e.contains("has dtype `<f4`"),
+            "{e}"
+        );
         let e = read_input(&p, &v2).unwrap_err();
-        assert!(e.contains("needs an array of shape (N, 2)") && e.contains("has shape (3,)"), "{e}");
+        assert!(
+            e.contains("needs an array of shape (N, 2)") && e.contains("has shape (3,)"),
+            "{e}"
+        );
         let p64 = d.join("f8.npy");
         npyz::to_file_1d(&p64, vec![1.0f64, 2.0]).unwrap();
         assert!(read_input(&p64, &f).unwrap_err().contains("has dtype `<f8`"));
         let junk = d.join("junk.npy");
         std::fs::write(&junk, b"not numpy").unwrap();
         assert!(read_input(&junk, &u).unwrap_err().contains("is not a .npy file"));
-        assert!(read_input(&d.join("missing.npy"), &u).unwrap_err().contains("no such file"));
+        assert!(read_input(&d.join("missing.npy"), &u)
+            .unwrap_err()
+            .contains("no such file"));
     }
 }

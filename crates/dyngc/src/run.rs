@@ -25,12 +25,20 @@ fn runtime_failure(e: Error) -> Failure {
 
 /// Inputs read from their files, named as on the command line.
 fn read_inputs(manifest: &Manifest, specs: &[String]) -> Result<Vec<(String, Vec<u8>)>, Failure> {
-    let inputs: Vec<&str> = manifest.bindings.iter().filter(|b| b.role == Role::Input).map(|b| b.name.as_str()).collect();
+    let inputs: Vec<&str> = manifest
+        .bindings
+        .iter()
+        .filter(|b| b.role == Role::Input)
+        .map(|b| b.name.as_str())
+        .collect();
     let list = || {
         if inputs.is_empty() {
             "this program has no inputs".to_string()
         } else {
-            format!("its inputs: {}", inputs.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+            format!(
+                "its inputs: {}",
+                inputs.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            )
         }
     };
     let mut out: Vec<(String, Vec<u8>)> = Vec::new();
@@ -48,7 +56,12 @@ fn read_inputs(manifest: &Manifest, specs: &[String]) -> Result<Vec<(String, Vec
                     list()
                 )))
             }
-            None => return Err(Failure::usage(format!("`{name}` is not an input of this program ({})", list()))),
+            None => {
+                return Err(Failure::usage(format!(
+                    "`{name}` is not an input of this program ({})",
+                    list()
+                )))
+            }
         };
         if out.iter().any(|(n, _)| n == name) {
             return Err(Failure::usage(format!("input `{name}` was given twice")));
@@ -58,7 +71,10 @@ fn read_inputs(manifest: &Manifest, specs: &[String]) -> Result<Vec<(String, Vec
     }
     for name in &inputs {
         if !out.iter().any(|(n, _)| n == name) {
-            return Err(Failure::usage(format!("input `{name}` was not given (use --input {name}=PATH.npy; {})", list())));
+            return Err(Failure::usage(format!(
+                "input `{name}` was not given (use --input {name}=PATH.npy; {})",
+                list()
+            )));
         }
     }
     Ok(out)
@@ -69,20 +85,42 @@ fn read_params(manifest: &Manifest, specs: &[String]) -> Result<Vec<(String, u32
     for spec in specs {
         let (name, value) = split_pair(spec, "parameter").map_err(Failure::usage)?;
         let Some(p) = manifest.params.iter().find(|p| p.name == name) else {
-            let known = manifest.params.iter().map(|p| format!("`{}`", p.name)).collect::<Vec<_>>();
+            let known = manifest
+                .params
+                .iter()
+                .map(|p| format!("`{}`", p.name))
+                .collect::<Vec<_>>();
             return Err(Failure::usage(format!(
                 "unknown parameter `{name}` ({})",
-                if known.is_empty() { "this program has no parameters".to_string() } else { format!("known parameters: {}", known.join(", ")) }
+                if known.is_empty() {
+                    "this program has no parameters".to_string()
+                } else {
+                    format!("known parameters: {}", known.join(", "))
+                }
             )));
         };
-        out.push((name.to_string(), parse_param(name, value, p.scalar).map_err(Failure::usage)?));
+        out.push((
+            name.to_string(),
+            parse_param(name, value, p.scalar).map_err(Failure::usage)?,
+        ));
     }
     Ok(out)
 }
 
+fn plural(n: u64, what: &str) -> String {
+    match (n, what.ends_with('h')) {
+        (1, _) => format!("1 {what}"),
+        (_, true) => format!("{n} {what}es"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
 pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(Failure::usage(format!("invalid --timeout `{}`: expected a positive number of seconds", args.timeout)));
+        return Err(Failure::usage(format!(
+            "invalid --timeout `{}`: expected a positive number of seconds",
+            args.timeout
+        )));
     }
     let src = Source::read(&args.file)?;
     let (_, artifact) = src.build(ctx, "run")?;
@@ -107,19 +145,27 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         setup.fuel = args.fuel;
         setup
     };
-    Plan::new(manifest, &setup_for(arena.unwrap_or(DEFAULT_ARENA).max(manifest.executor.arena.min_bytes)), &DeviceLimits::unlimited())
-        .map_err(runtime_failure)?;
+    Plan::new(
+        manifest,
+        &setup_for(arena.unwrap_or(DEFAULT_ARENA).max(manifest.executor.arena.min_bytes)),
+        &DeviceLimits::unlimited(),
+    )
+    .map_err(runtime_failure)?;
 
     let gpu = pollster::block_on(dyngc_runtime::open_gpu()).map_err(runtime_failure)?;
     let limits = gpu.device.limits();
     let arena = arena.unwrap_or_else(|| {
-        DEFAULT_ARENA.min(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size) / 4 * 4
+        DEFAULT_ARENA
+            .min(limits.max_storage_buffer_binding_size)
+            .min(limits.max_buffer_size)
+            / 4
+            * 4
     });
     let executor = Executor::new(&gpu.device, manifest, &artifact.wgsl).map_err(runtime_failure)?;
     let setup = setup_for(arena);
     let mut run = executor.prepare(&gpu.queue, &setup).map_err(runtime_failure)?;
     let plan = run.plan();
-    if plan.workers < plan.requested_workers {
+    if args.workgroups.is_some() && plan.workers < plan.requested_workers {
         ctx.note(&format!(
             "running {} workgroups instead of {}: {} holds no more (use a larger --arena for more parallelism)",
             plan.workers,
@@ -139,28 +185,50 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         }
         let mut bar = bar.borrow_mut();
         let bar = bar.get_or_insert_with(|| {
-            let target = if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+            let target = if std::io::stderr().is_terminal() {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::hidden()
+            };
             let b = ProgressBar::with_draw_target(None, target);
-            b.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
         let launches = p.stats.get("launches").unwrap_or(p.launches);
-        bar.set_message(format!("{launches} launches, {} units, {} submissions", p.stats.total_units(), p.submissions));
+        bar.set_message(format!(
+            "{launches} launches, {} units, {} submissions",
+            p.stats.total_units(),
+            p.submissions
+        ));
     };
-    let opts = WaitOptions { timeout: Duration::from_secs_f64(args.timeout), ..Default::default() };
+    let opts = WaitOptions {
+        timeout: Duration::from_secs_f64(args.timeout),
+        ..Default::default()
+    };
     let result = run.execute(&opts, &mut on_progress);
     if let Some(b) = bar.borrow_mut().take() {
         b.finish_and_clear();
     }
     let stats = result.map_err(|e| match e {
-        Error::Timeout { .. } => Failure::failed(format!("{e}\n  = help: raise --timeout (now {} s)", args.timeout)),
+        Error::Timeout { .. } => Failure::failed(format!(
+            "{e}\n  = help: it may need more time (raise --timeout, now {} s), or it may not terminate",
+            args.timeout
+        )),
         e => runtime_failure(e),
     })?;
 
     let outputs = run.read_outputs().map_err(runtime_failure)?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| Failure::usage(format!("could not create the output directory `{}`: {}", args.out.display(), io_reason(&e))))?;
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        Failure::usage(format!(
+            "could not create the output directory `{}`: {}",
+            args.out.display(),
+            io_reason(&e)
+        ))
+    })?;
     let mut written = Vec::new();
     for (name, bytes) in &outputs {
         let binding = manifest.binding(name).expect("outputs come from the manifest");
@@ -169,20 +237,21 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         written.push(path);
     }
     let launches = stats.get("launches").unwrap_or(stats.host.launches);
-    eprintln!(
-        "finished in {:.3} s: {} units, {launches} launches, {} submissions, {} workgroups, {} arena",
+    errln!(
+        "finished in {:.3} s: {}, {}, {}, {}, {} arena",
         stats.host.elapsed_ms as f64 / 1000.0,
-        stats.total_units(),
-        stats.host.submissions,
-        stats.host.workers,
+        plural(stats.total_units(), "unit"),
+        plural(launches, "launch"),
+        plural(stats.host.submissions, "submission"),
+        plural(stats.host.workers as u64, "workgroup"),
         format_bytes(stats.host.arena_bytes)
     );
     for p in &written {
-        eprintln!("wrote {}", p.display());
+        errln!("wrote {}", p.display());
     }
     match args.stats {
-        Some(StatsFormat::Human) => println!("{stats}"),
-        Some(StatsFormat::Json) => println!("{}", serde_json::to_string_pretty(&stats).unwrap_or_default()),
+        Some(StatsFormat::Human) => outln!("{stats}"),
+        Some(StatsFormat::Json) => outln!("{}", serde_json::to_string_pretty(&stats).unwrap_or_default()),
         None => {}
     }
     Ok(())

@@ -6,7 +6,10 @@ use dyngc_artifact::{Manifest, ScalarKind};
 pub fn split_pair<'a>(text: &'a str, what: &str) -> Result<(&'a str, &'a str), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim(), value)),
-        _ => Err(format!("`{text}` is not a {what} (expected NAME={})", if what == "parameter" { "VALUE" } else { "PATH" })),
+        _ => Err(format!(
+            "`{text}` is not a {what} (expected NAME={})",
+            if what == "parameter" { "VALUE" } else { "PATH" }
+        )),
     }
 }
 
@@ -22,14 +25,25 @@ fn scalar_name(s: ScalarKind) -> &'static str {
 /// suffix is allowed), `f32` as a decimal float or its bit pattern in `0x` hex.
 pub fn parse_param(name: &str, text: &str, scalar: ScalarKind) -> Result<u32, String> {
     let t = text.trim().replace('_', "");
-    let bad = |expected: &str| format!("invalid value `{text}` for parameter `{name}` ({}): expected {expected}", scalar_name(scalar));
-    let hex = |s: &str| s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).map(|h| u32::from_str_radix(h, 16));
+    let bad = |expected: &str| {
+        format!(
+            "invalid value `{text}` for parameter `{name}` ({}): expected {expected}",
+            scalar_name(scalar)
+        )
+    };
+    let hex = |s: &str| {
+        s.strip_prefix("0x")
+            .or_else(|| s.strip_prefix("0X"))
+            .map(|h| u32::from_str_radix(h, 16))
+    };
     match scalar {
         ScalarKind::U32 => {
             let s = t.strip_suffix('u').unwrap_or(&t);
             match hex(s) {
                 Some(v) => v.map_err(|_| bad("a u32 in 0x0..=0xFFFFFFFF")),
-                None => s.parse::<u32>().map_err(|_| bad("an integer in 0..=4294967295 (decimal or 0x hex)")),
+                None => s
+                    .parse::<u32>()
+                    .map_err(|_| bad("an integer in 0..=4294967295 (decimal or 0x hex)")),
             }
         }
         ScalarKind::I32 => {
@@ -51,7 +65,9 @@ pub fn parse_param(name: &str, text: &str, scalar: ScalarKind) -> Result<u32, St
                 return v.map_err(|_| bad("a float, or its bit pattern in 0x hex"));
             }
             let s = t.strip_suffix('f').unwrap_or(&t);
-            s.parse::<f32>().map(f32::to_bits).map_err(|_| bad("a float such as 1.5, -2 or 1e-3 (or its bit pattern in 0x hex)"))
+            s.parse::<f32>()
+                .map(f32::to_bits)
+                .map_err(|_| bad("a float such as 1.5, -2 or 1e-3 (or its bit pattern in 0x hex)"))
         }
     }
 }
@@ -74,7 +90,9 @@ mod tests {
         assert_eq!(parse_param("p", "0xFFFFFFFF", ScalarKind::U32), Ok(u32::MAX));
         assert_eq!(parse_param("p", "7u", ScalarKind::U32), Ok(7));
         assert_eq!(parse_param("p", "1_000", ScalarKind::U32), Ok(1000));
-        assert!(parse_param("seed", "-1", ScalarKind::U32).unwrap_err().contains("parameter `seed` (u32)"));
+        assert!(parse_param("seed", "-1", ScalarKind::U32)
+            .unwrap_err()
+            .contains("parameter `seed` (u32)"));
         assert!(parse_param("p", "4294967296", ScalarKind::U32).is_err());
         assert!(parse_param("p", "abc", ScalarKind::U32).is_err());
         assert_eq!(parse_param("p", "-1", ScalarKind::I32), Ok(u32::MAX));

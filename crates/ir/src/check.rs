@@ -91,7 +91,11 @@ struct Checker<'a> {
     helpers: Vec<&'a ast::WgslItem>,
     stages: Vec<&'a ast::Stage>,
     entries: Vec<&'a ast::Entry>,
+    /// How many "did you mean" searches were made.
+    suggestions: usize,
 }
+
+const MAX_SUGGESTIONS: usize = 100;
 
 impl<'a> Checker<'a> {
     fn new(file: &'a ast::File, src: &'a str) -> Self {
@@ -106,6 +110,7 @@ impl<'a> Checker<'a> {
             helpers: Vec::new(),
             stages: Vec::new(),
             entries: Vec::new(),
+            suggestions: 0,
         }
     }
 
@@ -127,8 +132,19 @@ impl<'a> Checker<'a> {
             .any(|d| d.is_error() && !INDEPENDENT.contains(&d.code))
     }
 
-    /// Names of every top-level declaration of one kind, for suggestions.
-    fn names_of(&self, pred: impl Fn(GlobalKind) -> bool) -> Vec<&'a str> {
+    /// The declared name of one kind closest to `name` (plus `extra` candidates), for a "did
+    /// you mean" hint. Only the first [`MAX_SUGGESTIONS`] calls search, so a file full of
+    /// unknown names stays fast to check.
+    fn suggest(
+        &mut self,
+        name: &str,
+        extra: &[&'a str],
+        pred: impl Fn(GlobalKind) -> bool,
+    ) -> Option<&'a str> {
+        if self.suggestions >= MAX_SUGGESTIONS {
+            return None;
+        }
+        self.suggestions += 1;
         let mut v: Vec<(&'a str, usize)> = self
             .globals
             .iter()
@@ -136,7 +152,10 @@ impl<'a> Checker<'a> {
             .map(|(n, g)| (*n, g.span.start))
             .collect();
         v.sort_by_key(|&(_, s)| s);
-        v.into_iter().map(|(n, _)| n).collect()
+        names::closest(
+            name,
+            extra.iter().copied().chain(v.into_iter().map(|(n, _)| n)),
+        )
     }
 
     fn run(&mut self, name: &str) -> Option<Program> {

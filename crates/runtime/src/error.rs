@@ -29,7 +29,12 @@ pub enum Error {
     Readback { buffer: String, message: String },
 
     #[error("input `{binding}`: {got} bytes is not a whole number of {element_size}-byte elements (`{wgsl}`)")]
-    InputSize { binding: String, element_size: u32, got: u64, wgsl: String },
+    InputSize {
+        binding: String,
+        element_size: u32,
+        got: u64,
+        wgsl: String,
+    },
     #[error("input `{name}` was not given (this program's inputs: {})", list(.inputs))]
     MissingInput { name: String, inputs: Vec<String> },
     #[error("`{name}` is not an input of this program ({})", if .inputs.is_empty() { "it has no inputs".to_string() } else { format!("its inputs: {}", list(.inputs)) })]
@@ -47,18 +52,31 @@ pub enum Error {
     #[error("an arena of {} is too small: this program needs at least {} ({minimum} bytes) for one worker and the smallest ring", format_bytes(*.requested), format_bytes(*.minimum))]
     ArenaTooSmall { requested: u64, minimum: u64 },
     #[error("an arena of {} ({requested} bytes) is larger than the device's {what} ({})", format_bytes(*.requested), format_bytes(*.limit))]
-    ArenaTooLarge { requested: u64, limit: u64, what: &'static str },
+    ArenaTooLarge {
+        requested: u64,
+        limit: u64,
+        what: &'static str,
+    },
     #[error("`{binding}` needs {} ({bytes} bytes), more than the device's {what} ({})", format_bytes(*.bytes), format_bytes(*.limit))]
-    BufferTooLarge { binding: String, bytes: u64, limit: u64, what: &'static str },
+    BufferTooLarge {
+        binding: String,
+        bytes: u64,
+        limit: u64,
+        what: &'static str,
+    },
     #[error("invalid run option: {0}")]
     Option(String),
 
     #[error(
-        "the run did not finish within {:.1} s ({submissions} submissions, {launches} launches); \
-         it may need more time (raise the timeout) or it may not terminate",
-        .elapsed.as_secs_f64()
+        "the run did not finish within {:.1} s ({submissions} submission{}, {launches} launches recorded)",
+        .elapsed.as_secs_f64(),
+        if *.submissions == 1 { "" } else { "s" }
     )]
-    Timeout { elapsed: Duration, submissions: u64, launches: u64 },
+    Timeout {
+        elapsed: Duration,
+        submissions: u64,
+        launches: u64,
+    },
     #[error("{0}")]
     Kernel(KernelError),
 }
@@ -115,18 +133,37 @@ impl fmt::Display for KernelError {
         }
         let name = self.name.to_ascii_lowercase();
         if self.meaning.contains("{value}") || self.meaning.contains("{bound}") {
-            let text = self.meaning.replace("{value}", &self.value.to_string()).replace("{bound}", &self.bound.to_string());
+            let text = self
+                .meaning
+                .replace("{value}", &self.value.to_string())
+                .replace("{bound}", &self.bound.to_string());
             write!(f, "{text}")
         } else if name.contains("depth") {
-            write!(f, "exceeded its declared @max_depth({}) (reached {})", self.bound, self.value)
+            write!(
+                f,
+                "exceeded its declared @max_depth({}) (reached {})",
+                self.bound, self.value
+            )
         } else if name.contains("round") {
-            write!(f, "exceeded its declared @max_rounds({}) (reached {})", self.bound, self.value)
+            write!(
+                f,
+                "exceeded its declared @max_rounds({}) (reached {})",
+                self.bound, self.value
+            )
         } else if name.contains("key") {
             let meaning = self.meaning.trim_end_matches('.');
-            write!(f, "stopped the run: {meaning} (key {}, domain size {})", self.value, self.bound)
+            write!(
+                f,
+                "stopped the run: {meaning} (key {}, domain size {})",
+                self.value, self.bound
+            )
         } else {
             let meaning = self.meaning.trim_end_matches('.');
-            write!(f, "stopped the run: {meaning} (`{}`, value {}, bound {})", self.name, self.value, self.bound)
+            write!(
+                f,
+                "stopped the run: {meaning} (`{}`, value {}, bound {})",
+                self.name, self.value, self.bound
+            )
         }
     }
 }
@@ -169,10 +206,19 @@ mod tests {
 
     #[test]
     fn usage_messages() {
-        let e = Error::UnknownParam { name: "sed".into(), known: vec!["seed".into(), "max_depth".into()] };
-        assert_eq!(e.to_string(), "unknown parameter `sed` (known parameters: `seed`, `max_depth`)");
+        let e = Error::UnknownParam {
+            name: "sed".into(),
+            known: vec!["seed".into(), "max_depth".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "unknown parameter `sed` (known parameters: `seed`, `max_depth`)"
+        );
         assert!(e.is_usage());
-        let e = Error::ArenaTooSmall { requested: 1024, minimum: 40960 };
+        let e = Error::ArenaTooSmall {
+            requested: 1024,
+            minimum: 40960,
+        };
         assert_eq!(
             e.to_string(),
             "an arena of 1 KiB is too small: this program needs at least 40 KiB (40960 bytes) for one worker and the smallest ring"

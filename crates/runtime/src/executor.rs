@@ -37,7 +37,11 @@ impl Scopes {
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
-        Scopes { internal, oom, validation }
+        Scopes {
+            internal,
+            oom,
+            validation,
+        }
     }
 
     fn finish(self, during: &'static str) -> Result<(), Error> {
@@ -45,10 +49,16 @@ impl Scopes {
         let oom = block_on(self.oom.pop());
         let validation = block_on(self.validation.pop());
         if let Some(e) = validation.or(internal) {
-            return Err(Error::Gpu { during, message: describe(&e) });
+            return Err(Error::Gpu {
+                during,
+                message: describe(&e),
+            });
         }
         if let Some(e) = oom {
-            return Err(Error::OutOfMemory { during, message: describe(&e) });
+            return Err(Error::OutOfMemory {
+                during,
+                message: describe(&e),
+            });
         }
         Ok(())
     }
@@ -162,7 +172,14 @@ impl Executor {
         if let Some(why) = lost.lock().ok().and_then(|l| l.clone()) {
             return Err(Error::DeviceLost(why));
         }
-        Ok(Executor { manifest: manifest.clone(), device: device.clone(), layouts, init, main, lost })
+        Ok(Executor {
+            manifest: manifest.clone(),
+            device: device.clone(),
+            layouts,
+            init,
+            main,
+            lost,
+        })
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -206,7 +223,9 @@ impl Executor {
             }
             let usage = match b.role {
                 Role::Params => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                Role::Control => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                Role::Control => {
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST
+                }
                 _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             };
             let buffer = device.create_buffer(&wgpu::BufferDescriptor {
@@ -308,7 +327,10 @@ pub struct WaitOptions {
 
 impl Default for WaitOptions {
     fn default() -> Self {
-        WaitOptions { timeout: Duration::from_secs(600), max_submissions: u64::MAX }
+        WaitOptions {
+            timeout: Duration::from_secs(600),
+            max_submissions: u64::MAX,
+        }
     }
 }
 
@@ -375,7 +397,14 @@ impl Run<'_> {
 
     fn write_fills(&self) {
         const CHUNK: u64 = 1 << 22;
-        for ((b, p), buffer) in self.exec.manifest.bindings.iter().zip(&self.plan.buffers).zip(&self.buffers) {
+        for ((b, p), buffer) in self
+            .exec
+            .manifest
+            .bindings
+            .iter()
+            .zip(&self.plan.buffers)
+            .zip(&self.buffers)
+        {
             let fill = b.fill.unwrap_or(0);
             if !matches!(b.role, Role::Output | Role::Buffer) || fill == 0 {
                 continue;
@@ -466,7 +495,11 @@ impl Run<'_> {
     }
 
     fn timeout(&self) -> Error {
-        Error::Timeout { elapsed: self.elapsed, submissions: self.submissions, launches: self.launches }
+        Error::Timeout {
+            elapsed: self.elapsed,
+            submissions: self.submissions,
+            launches: self.launches,
+        }
     }
 
     fn host_stats(&self) -> HostStats {
@@ -485,7 +518,9 @@ impl Run<'_> {
     fn submit_and_read(&mut self, first: bool, start: Instant, deadline: Instant) -> Result<Snapshot, Error> {
         let device = &self.exec.device;
         let scopes = Scopes::push(device);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("dyngc launch chain") });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("dyngc launch chain"),
+        });
         if first {
             self.record_start(&mut encoder);
         } else {
@@ -496,15 +531,20 @@ impl Run<'_> {
         self.submissions += 1;
         self.launches += self.plan.chain_length as u64;
         scopes.finish("submitting the launch chain")?;
-        let words = self.read_mapped(&self.staging.clone(), index, deadline, "the control block").map_err(|e| {
-            if let Error::Timeout { .. } = e {
-                self.elapsed = start.elapsed();
-                self.timeout()
-            } else {
-                e
-            }
-        })?;
-        let words: Vec<u32> = words.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let words = self
+            .read_mapped(&self.staging.clone(), index, deadline, "the control block")
+            .map_err(|e| {
+                if let Error::Timeout { .. } = e {
+                    self.elapsed = start.elapsed();
+                    self.timeout()
+                } else {
+                    e
+                }
+            })?;
+        let words: Vec<u32> = words
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         Ok(Snapshot::decode(&self.exec.manifest, &words))
     }
 
@@ -529,27 +569,41 @@ impl Run<'_> {
         let mut index = Some(index);
         loop {
             let timeout = deadline.saturating_duration_since(Instant::now());
-            match device.poll(wgpu::PollType::Wait { submission_index: index.take(), timeout: Some(timeout) }) {
+            match device.poll(wgpu::PollType::Wait {
+                submission_index: index.take(),
+                timeout: Some(timeout),
+            }) {
                 Ok(_) => {}
                 Err(wgpu::PollError::Timeout) => {
                     self.exec.check_lost()?;
                     return Err(self.timeout());
                 }
-                Err(e) => return Err(Error::Gpu { during: "waiting for the device", message: e.to_string() }),
+                Err(e) => {
+                    return Err(Error::Gpu {
+                        during: "waiting for the device",
+                        message: e.to_string(),
+                    })
+                }
             }
             self.exec.check_lost()?;
             let result = slot.lock().ok().and_then(|mut s| s.take());
             match result {
                 Some(Ok(())) => break,
-                Some(Err(e)) => return Err(Error::Readback { buffer: what.to_string(), message: e.to_string() }),
+                Some(Err(e)) => {
+                    return Err(Error::Readback {
+                        buffer: what.to_string(),
+                        message: e.to_string(),
+                    })
+                }
                 None if Instant::now() >= deadline => return Err(self.timeout()),
                 None => std::thread::yield_now(),
             }
         }
         let bytes = {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| Error::Readback { buffer: what.to_string(), message: format!("{e:?}") })?;
+            let view = staging.get_mapped_range(..).map_err(|e| Error::Readback {
+                buffer: what.to_string(),
+                message: format!("{e:?}"),
+            })?;
             view.to_vec()
         };
         staging.unmap();
@@ -605,8 +659,15 @@ impl Run<'_> {
 
     /// Reads the control block now and decodes it (statistics so far, done flag, error).
     pub fn snapshot(&self) -> Result<Snapshot, Error> {
-        let bytes = self.read_binding(self.control, self.plan.buffers[self.control].bytes, Duration::from_secs(600))?;
-        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let bytes = self.read_binding(
+            self.control,
+            self.plan.buffers[self.control].bytes,
+            Duration::from_secs(600),
+        )?;
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         let mut s = Snapshot::decode(&self.exec.manifest, &words);
         s.stats.host = self.host_stats();
         Ok(s)

@@ -67,5 +67,11 @@ pub async fn open_gpu() -> Result<Gpu, Error> {
         })
         .await
         .map_err(|e| Error::RequestDevice(format!("{e} (adapter `{}`, {:?})", info.name, info.backend)))?;
-    Ok(Gpu { instance, adapter, device, queue, info })
+    Ok(Gpu {
+        instance,
+        adapter,
+        device,
+        queue,
+        info,
+    })
 }

@@ -48,7 +48,10 @@ pub struct RunSetup<'a> {
 
 impl<'a> RunSetup<'a> {
     pub fn new(arena_bytes: u64) -> Self {
-        RunSetup { arena_bytes, ..Default::default() }
+        RunSetup {
+            arena_bytes,
+            ..Default::default()
+        }
     }
 
     pub fn input(&mut self, name: impl Into<String>, bytes: &'a [u8]) -> &mut Self {
@@ -164,7 +167,10 @@ impl Plan {
                 return Err(Error::DuplicateInput(name.clone()));
             }
             if !inputs.iter().any(|b| &b.name == name) {
-                return Err(Error::UnknownInput { name: name.clone(), inputs: input_names() });
+                return Err(Error::UnknownInput {
+                    name: name.clone(),
+                    inputs: input_names(),
+                });
             }
         }
         for b in &inputs {
@@ -173,7 +179,10 @@ impl Plan {
                 .iter()
                 .find(|(n, _)| n == &b.name)
                 .map(|(_, d)| d)
-                .ok_or_else(|| Error::MissingInput { name: b.name.clone(), inputs: input_names() })?;
+                .ok_or_else(|| Error::MissingInput {
+                    name: b.name.clone(),
+                    inputs: input_names(),
+                })?;
             let got = data.len_bytes();
             let size = b.element.size as u64;
             if got % size != 0 {
@@ -201,7 +210,10 @@ impl Plan {
                 return Err(Error::DuplicateParam(name.clone()));
             }
             if !manifest.params.iter().any(|p| &p.name == name) {
-                return Err(Error::UnknownParam { name: name.clone(), known: known() });
+                return Err(Error::UnknownParam {
+                    name: name.clone(),
+                    known: known(),
+                });
             }
         }
         let mut params = Vec::with_capacity(manifest.params.len());
@@ -238,7 +250,11 @@ impl Plan {
                     }
                     Err(e) => {
                         let rule = rule.to_string();
-                        let message = if e.contains(&rule) { e } else { format!("{e} (in `{rule}`)") };
+                        let message = if e.contains(&rule) {
+                            e
+                        } else {
+                            format!("{e} (in `{rule}`)")
+                        };
                         failure.get_or_insert((b.name.clone(), message));
                         true
                     }
@@ -258,7 +274,10 @@ impl Plan {
             if let Some(rule) = &s.keyed {
                 let domain = rule
                     .eval(&|n| lengths.get(n).copied(), &param_of)
-                    .map_err(|e| Error::Length { binding: format!("marks of stage `{}`", s.name), message: e })?;
+                    .map_err(|e| Error::Length {
+                        binding: format!("marks of stage `{}`", s.name),
+                        message: e,
+                    })?;
                 marks_words = marks_words.saturating_add(domain.div_ceil(32));
             }
         }
@@ -280,7 +299,10 @@ impl Plan {
                 what: "largest buffer",
             });
         }
-        let too_small = || Error::ArenaTooSmall { requested: requested_arena_bytes, minimum: ex.arena.min_bytes };
+        let too_small = || Error::ArenaTooSmall {
+            requested: requested_arena_bytes,
+            minimum: ex.arena.min_bytes,
+        };
         let max_workers = manifest.max_workers(requested_arena_bytes);
         if requested_arena_bytes < ex.arena.min_bytes || max_workers == 0 {
             return Err(too_small());
@@ -289,8 +311,13 @@ impl Plan {
         if requested_workers == 0 {
             return Err(Error::Option("the number of workers must be at least 1".into()));
         }
-        let workers = requested_workers.min(max_workers).min(limits.max_compute_workgroups_per_dimension).max(1);
-        let ring_slots = manifest.ring_slots(requested_arena_bytes, workers).ok_or_else(too_small)?;
+        let workers = requested_workers
+            .min(max_workers)
+            .min(limits.max_compute_workgroups_per_dimension)
+            .max(1);
+        let ring_slots = manifest
+            .ring_slots(requested_arena_bytes, workers)
+            .ok_or_else(too_small)?;
         let arena_bytes = manifest.arena_bytes(workers, ring_slots).div_ceil(WORD) * WORD;
 
         let fuel = setup.fuel.unwrap_or(ex.defaults.fuel);
@@ -337,10 +364,21 @@ impl Plan {
             };
             for (limit, what) in [(limit, what), (limits.max_buffer_size, "largest buffer")] {
                 if alloc > limit {
-                    return Err(Error::BufferTooLarge { binding: b.name.clone(), bytes: alloc, limit, what });
+                    return Err(Error::BufferTooLarge {
+                        binding: b.name.clone(),
+                        bytes: alloc,
+                        limit,
+                        what,
+                    });
                 }
             }
-            buffers.push(BufferPlan { name: b.name.clone(), role: b.role, length, bytes, alloc });
+            buffers.push(BufferPlan {
+                name: b.name.clone(),
+                role: b.role,
+                length,
+                bytes,
+                alloc,
+            });
         }
 
         Ok(Plan {
@@ -373,7 +411,11 @@ fn put(bytes: &mut [u8], offset: u32, value: u32) {
 pub fn validate(m: &Manifest) -> Result<(), Error> {
     let bad = |msg: String| Err(Error::Manifest(msg));
     if m.schema != dyngc_artifact::SCHEMA {
-        return bad(format!("schema is `{}`, this runtime reads `{}`", m.schema, dyngc_artifact::SCHEMA));
+        return bad(format!(
+            "schema is `{}`, this runtime reads `{}`",
+            m.schema,
+            dyngc_artifact::SCHEMA
+        ));
     }
     if m.workgroup_size == 0 {
         return bad("workgroup_size is 0".into());
@@ -381,21 +423,37 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
     for role in [Role::Params, Role::Control, Role::Arena, Role::Marks] {
         let n = m.bindings.iter().filter(|b| b.role == role).count();
         if n > 1 || (n == 0 && role != Role::Marks) {
-            return bad(format!("expected {} binding with role {role:?}, found {n}", if role == Role::Marks { "at most one" } else { "exactly one" }));
+            return bad(format!(
+                "expected {} binding with role {role:?}, found {n}",
+                if role == Role::Marks {
+                    "at most one"
+                } else {
+                    "exactly one"
+                }
+            ));
         }
     }
     for (i, b) in m.bindings.iter().enumerate() {
         if m.bindings[..i].iter().any(|o| o.name == b.name) {
             return bad(format!("binding name `{}` appears twice", b.name));
         }
-        if m.bindings[..i].iter().any(|o| (o.group, o.binding) == (b.group, b.binding)) {
+        if m.bindings[..i]
+            .iter()
+            .any(|o| (o.group, o.binding) == (b.group, b.binding))
+        {
             return bad(format!("@group({}) @binding({}) appears twice", b.group, b.binding));
         }
         if b.element.size == 0 || b.element.size % 4 != 0 {
-            return bad(format!("`{}` has element size {}, not a positive multiple of 4", b.name, b.element.size));
+            return bad(format!(
+                "`{}` has element size {}, not a positive multiple of 4",
+                b.name, b.element.size
+            ));
         }
         if b.group >= 8 {
-            return bad(format!("`{}` is in @group({}); at most 8 groups are supported", b.name, b.group));
+            return bad(format!(
+                "`{}` is in @group({}); at most 8 groups are supported",
+                b.name, b.group
+            ));
         }
         let uniform = b.access == Access::Uniform;
         if uniform != (b.role == Role::Params) {
@@ -404,11 +462,17 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
     }
     let ex = &m.executor;
     if ex.params_size < 12 || ex.params_size % 16 != 0 {
-        return bad(format!("params_size {} is not a multiple of 16 holding the executor config", ex.params_size));
+        return bad(format!(
+            "params_size {} is not a multiple of 16 holding the executor config",
+            ex.params_size
+        ));
     }
     let in_uniform = |what: &str, off: u32| -> Result<(), Error> {
         if off % 4 != 0 || off as u64 + 4 > ex.params_size as u64 {
-            return Err(Error::Manifest(format!("{what} offset {off} is outside the {}-byte parameter uniform", ex.params_size)));
+            return Err(Error::Manifest(format!(
+                "{what} offset {off} is outside the {}-byte parameter uniform",
+                ex.params_size
+            )));
         }
         Ok(())
     };
@@ -421,7 +485,10 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
     let c = &ex.control;
     let in_control = |what: &str, word: u32, count: u64| -> Result<(), Error> {
         if word as u64 + count > c.words as u64 {
-            return Err(Error::Manifest(format!("control {what} (word {word}, {count} words) is outside the {}-word block", c.words)));
+            return Err(Error::Manifest(format!(
+                "control {what} (word {word}, {count} words) is outside the {}-word block",
+                c.words
+            )));
         }
         Ok(())
     };
@@ -463,7 +530,11 @@ pub(crate) mod tests {
                 scalar: Some(ScalarKind::U32),
                 components: size / 4,
                 atomic: matches!(role, Role::Control | Role::Arena | Role::Marks),
-                wgsl: if size == 4 { "u32".into() } else { format!("vec{}<u32>", size / 4) },
+                wgsl: if size == 4 {
+                    "u32".into()
+                } else {
+                    format!("vec{}<u32>", size / 4)
+                },
                 size,
             },
             array: role != Role::Params,
@@ -475,16 +546,25 @@ pub(crate) mod tests {
     /// A manifest shaped like the bfs example's.
     pub(crate) fn manifest() -> Manifest {
         let mut out = binding("dist", 0, 2, Role::Output, Access::ReadWrite, 4);
-        out.length = Some(LengthRule::Sub(Box::new(LengthRule::Len("row_ptr".into())), Box::new(LengthRule::Const(1))));
+        out.length = Some(LengthRule::Sub(
+            Box::new(LengthRule::Len("row_ptr".into())),
+            Box::new(LengthRule::Const(1)),
+        ));
         out.fill = Some(0xFFFF_FFFF);
         let mut scratch = binding("scratch", 0, 3, Role::Buffer, Access::ReadWrite, 8);
-        scratch.length = Some(LengthRule::Mul(Box::new(LengthRule::Len("dist".into())), Box::new(LengthRule::Param("k".into()))));
+        scratch.length = Some(LengthRule::Mul(
+            Box::new(LengthRule::Len("dist".into())),
+            Box::new(LengthRule::Param("k".into())),
+        ));
         Manifest {
             schema: SCHEMA.into(),
             name: "bfs".into(),
             wgsl: "bfs.wgsl".into(),
             workgroup_size: 64,
-            entry_points: EntryPoints { init: "dyn_init".into(), main: "dyn_main".into() },
+            entry_points: EntryPoints {
+                init: "dyn_init".into(),
+                main: "dyn_main".into(),
+            },
             bindings: vec![
                 binding("row_ptr", 0, 0, Role::Input, Access::Read, 4),
                 binding("col_idx", 0, 1, Role::Input, Access::Read, 4),
@@ -496,21 +576,48 @@ pub(crate) mod tests {
                 binding("dyn_marks", 1, 3, Role::Marks, Access::ReadWrite, 4),
             ],
             params: vec![
-                ParamInfo { name: "source".into(), scalar: ScalarKind::U32, offset: 16, default: None },
-                ParamInfo { name: "k".into(), scalar: ScalarKind::U32, offset: 20, default: Some(2) },
+                ParamInfo {
+                    name: "source".into(),
+                    scalar: ScalarKind::U32,
+                    offset: 16,
+                    default: None,
+                },
+                ParamInfo {
+                    name: "k".into(),
+                    scalar: ScalarKind::U32,
+                    offset: 20,
+                    default: Some(2),
+                },
             ],
             stages: vec![
-                StageInfo { id: 0, name: "seed".into(), keyed: None, max_depth: None },
+                StageInfo {
+                    id: 0,
+                    name: "seed".into(),
+                    keyed: None,
+                    max_depth: None,
+                },
                 StageInfo {
                     id: 1,
                     name: "visit".into(),
-                    keyed: Some(LengthRule::Sub(Box::new(LengthRule::Len("row_ptr".into())), Box::new(LengthRule::Const(1)))),
+                    keyed: Some(LengthRule::Sub(
+                        Box::new(LengthRule::Len("row_ptr".into())),
+                        Box::new(LengthRule::Const(1)),
+                    )),
                     max_depth: None,
                 },
-                StageInfo { id: 2, name: "relax".into(), keyed: None, max_depth: None },
+                StageInfo {
+                    id: 2,
+                    name: "relax".into(),
+                    keyed: None,
+                    max_depth: None,
+                },
             ],
             executor: Executor {
-                config: ConfigLayout { workers: 0, ring_slots: 4, fuel: 8 },
+                config: ConfigLayout {
+                    workers: 0,
+                    ring_slots: 4,
+                    fuel: 8,
+                },
                 params_size: 32,
                 arena: ArenaLayout {
                     frame_words: 4,
@@ -526,13 +633,29 @@ pub(crate) mod tests {
                     done: 3,
                     error: 4,
                     stats: vec![
-                        StatField { name: "launches".into(), word: 8, meaning: "main launches".into() },
-                        StatField { name: "ring_pushes".into(), word: 9, meaning: "frames pushed to the ring".into() },
+                        StatField {
+                            name: "launches".into(),
+                            word: 8,
+                            meaning: "main launches".into(),
+                        },
+                        StatField {
+                            name: "ring_pushes".into(),
+                            word: 9,
+                            meaning: "frames pushed to the ring".into(),
+                        },
                     ],
                     units_per_stage: 16,
                 },
-                defaults: Defaults { workers: 256, fuel: 1024, chain_length: 8 },
-                errors: vec![ErrorInfo { code: 1, name: "max_depth".into(), meaning: "recursion too deep".into() }],
+                defaults: Defaults {
+                    workers: 256,
+                    fuel: 1024,
+                    chain_length: 8,
+                },
+                errors: vec![ErrorInfo {
+                    code: 1,
+                    name: "max_depth".into(),
+                    meaning: "recursion too deep".into(),
+                }],
                 max_spawn_depth: 30,
             },
         }
@@ -545,7 +668,10 @@ pub(crate) mod tests {
     #[test]
     fn plans_lengths_params_and_arena() {
         let m = manifest();
-        let row = words(&[0, 2, 3, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35]);
+        let row = words(&[
+            0, 2, 3, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+            30, 31, 32, 33, 34, 35,
+        ]);
         let col = words(&[1; 35]);
         let mut s = RunSetup::new(1 << 20);
         s.input("row_ptr", &row).input("col_idx", &col).param("source", 3);
@@ -577,7 +703,10 @@ pub(crate) mod tests {
         let m = manifest();
         let row = words(&[0, 1]);
         let mut s = RunSetup::new(m.executor.arena.min_bytes);
-        s.input("row_ptr", &row).input("col_idx", &[]).param("source", 0).workers(1000);
+        s.input("row_ptr", &row)
+            .input("col_idx", &[])
+            .param("source", 0)
+            .workers(1000);
         let p = Plan::new(&m, &s, &DeviceLimits::unlimited()).unwrap();
         assert_eq!((p.requested_workers, p.workers, p.ring_slots), (1000, 1, 64));
         // Empty inputs still get a buffer.
@@ -602,7 +731,10 @@ pub(crate) mod tests {
         limits.max_storage_buffer_binding_size = 1 << 27;
         s.arena_bytes = 1 << 30;
         let e = Plan::new(&m, &s, &limits).unwrap_err();
-        assert_eq!(e.to_string(), "an arena of 1 GiB (1073741824 bytes) is larger than the device's largest storage buffer binding (128 MiB)");
+        assert_eq!(
+            e.to_string(),
+            "an arena of 1 GiB (1073741824 bytes) is larger than the device's largest storage buffer binding (128 MiB)"
+        );
     }
 
     #[test]
@@ -616,15 +748,47 @@ pub(crate) mod tests {
             f(&mut s);
             Plan::new(&m, &s, &limits).map(|_| ()).unwrap_err().to_string()
         };
-        assert_eq!(plan(&|s| s.inputs.retain(|(n, _)| n != "col_idx")), "input `col_idx` was not given (this program's inputs: `row_ptr`, `col_idx`)");
-        assert_eq!(plan(&|s| { s.input("rows", &[]); }), "`rows` is not an input of this program (its inputs: `row_ptr`, `col_idx`)");
-        assert_eq!(plan(&|s| { s.input("row_ptr", &[]); }), "input `row_ptr` was given twice");
-        assert_eq!(plan(&|s| s.inputs[0].1 = InputData::Bytes(&[1, 2, 3, 4, 5, 6])), "input `row_ptr`: 6 bytes is not a whole number of 4-byte elements (`u32`)");
-        assert_eq!(plan(&|s| s.params.clear()), "parameter `source` has no default and was not given");
-        assert_eq!(plan(&|s| { s.param("sauce", 1); }), "unknown parameter `sauce` (known parameters: `source`, `k`)");
+        assert_eq!(
+            plan(&|s| s.inputs.retain(|(n, _)| n != "col_idx")),
+            "input `col_idx` was not given (this program's inputs: `row_ptr`, `col_idx`)"
+        );
+        assert_eq!(
+            plan(&|s| {
+                s.input("rows", &[]);
+            }),
+            "`rows` is not an input of this program (its inputs: `row_ptr`, `col_idx`)"
+        );
+        assert_eq!(
+            plan(&|s| {
+                s.input("row_ptr", &[]);
+            }),
+            "input `row_ptr` was given twice"
+        );
+        assert_eq!(
+            plan(&|s| s.inputs[0].1 = InputData::Bytes(&[1, 2, 3, 4, 5, 6])),
+            "input `row_ptr`: 6 bytes is not a whole number of 4-byte elements (`u32`)"
+        );
+        assert_eq!(
+            plan(&|s| s.params.clear()),
+            "parameter `source` has no default and was not given"
+        );
+        assert_eq!(
+            plan(&|s| {
+                s.param("sauce", 1);
+            }),
+            "unknown parameter `sauce` (known parameters: `source`, `k`)"
+        );
         // len(row_ptr) - 1 underflows on an empty row_ptr.
-        assert_eq!(plan(&|s| s.inputs[0].1 = InputData::Bytes(&[])), "cannot size `dist`: (len(row_ptr) - 1) is negative (0 - 1)");
-        assert_eq!(plan(&|s| { s.workers(0); }), "invalid run option: the number of workers must be at least 1");
+        assert_eq!(
+            plan(&|s| s.inputs[0].1 = InputData::Bytes(&[])),
+            "cannot size `dist`: (len(row_ptr) - 1) is negative (0 - 1)"
+        );
+        assert_eq!(
+            plan(&|s| {
+                s.workers(0);
+            }),
+            "invalid run option: the number of workers must be at least 1"
+        );
     }
 
     #[test]
@@ -632,11 +796,17 @@ pub(crate) mod tests {
         let m = manifest();
         let row = words(&[0; 1000]);
         let mut s = RunSetup::new(1 << 20);
-        s.input("row_ptr", &row).input("col_idx", &[]).param("source", 0).param("k", 1000);
+        s.input("row_ptr", &row)
+            .input("col_idx", &[])
+            .param("source", 0)
+            .param("k", 1000);
         let mut limits = DeviceLimits::unlimited();
         limits.max_storage_buffer_binding_size = 1 << 22;
         let e = Plan::new(&m, &s, &limits).unwrap_err();
-        assert_eq!(e.to_string(), "`scratch` needs 7.62 MiB (7992000 bytes), more than the device's largest storage buffer binding (4 MiB)");
+        assert_eq!(
+            e.to_string(),
+            "`scratch` needs 7.62 MiB (7992000 bytes), more than the device's largest storage buffer binding (4 MiB)"
+        );
     }
 
     #[test]

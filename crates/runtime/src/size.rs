@@ -9,11 +9,15 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     if t.is_empty() {
         return Err("empty size (expected e.g. `64MiB`, `2GB` or `1048576`)".into());
     }
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .unwrap_or(t.len());
     let (number, unit) = (&t[..split], t[split..].trim());
     let number: String = number.chars().filter(|&c| c != '_').collect();
     if number.is_empty() || !number.chars().any(|c| c.is_ascii_digit()) {
-        return Err(format!("`{text}` is not a size (expected a number with an optional unit, e.g. `64MiB`)"));
+        return Err(format!(
+            "`{text}` is not a size (expected a number with an optional unit, e.g. `64MiB`)"
+        ));
     }
     if number.matches('.').count() > 1 {
         return Err(format!("`{text}` is not a size: more than one decimal point"));
@@ -53,7 +57,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 pub fn format_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if bytes < 1024 {
-        return if bytes == 1 { "1 byte".into() } else { format!("{bytes} bytes") };
+        return if bytes == 1 {
+            "1 byte".into()
+        } else {
+            format!("{bytes} bytes")
+        };
     }
     let mut unit = 0;
     let mut scale = 1024u64;

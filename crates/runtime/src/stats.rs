@@ -62,7 +62,11 @@ impl Serialize for Stats {
                 }
                 let mut seq = s.serialize_seq(Some(self.0.len()))?;
                 for (name, value, meaning) in self.0 {
-                    seq.serialize_element(&Field { name, value: *value, meaning })?;
+                    seq.serialize_element(&Field {
+                        name,
+                        value: *value,
+                        meaning,
+                    })?;
                 }
                 seq.end()
             }
@@ -158,12 +162,20 @@ impl Snapshot {
                 name: info.map_or_else(|| "unknown".to_string(), |e| e.name.clone()),
                 meaning: info.map_or_else(|| format!("unknown kernel error code {code}"), |e| e.meaning.clone()),
                 stage_id,
-                stage: manifest.stages.iter().find(|s| s.id == stage_id).map(|s| s.name.clone()),
+                stage: manifest
+                    .stages
+                    .iter()
+                    .find(|s| s.id == stage_id)
+                    .map(|s| s.name.clone()),
                 value: word(c.error + 2),
                 bound: word(c.error + 3),
             }
         });
-        let fields = c.stats.iter().map(|s| (s.name.clone(), word(s.word) as u64, s.meaning.clone())).collect();
+        let fields = c
+            .stats
+            .iter()
+            .map(|s| (s.name.clone(), word(s.word) as u64, s.meaning.clone()))
+            .collect();
         let mut stages: Vec<_> = manifest.stages.iter().collect();
         stages.sort_by_key(|s| s.id);
         let units_per_stage = stages
@@ -174,7 +186,11 @@ impl Snapshot {
         Snapshot {
             done: word(c.done) != 0,
             error,
-            stats: Stats { fields, units_per_stage, host: HostStats::default() },
+            stats: Stats {
+                fields,
+                units_per_stage,
+                host: HostStats::default(),
+            },
         }
     }
 }
@@ -204,7 +220,10 @@ mod tests {
         w[6] = 25;
         w[7] = 24;
         let e = Snapshot::decode(&m, &w).error.unwrap();
-        assert_eq!(e.to_string(), "stage `visit` exceeded its declared @max_depth(24) (reached 25)");
+        assert_eq!(
+            e.to_string(),
+            "stage `visit` exceeded its declared @max_depth(24) (reached 25)"
+        );
         w[4] = 9;
         let e = Snapshot::decode(&m, &w).error.unwrap();
         assert_eq!(e.name, "unknown");
@@ -220,7 +239,10 @@ mod tests {
         assert_eq!(json["units_per_stage"][2]["stage"], "relax");
         assert_eq!(json["host"]["submissions"], 2);
         let text = s.to_string();
-        assert!(text.starts_with("statistic    value  meaning\nlaunches         0  main launches\n"), "{text}");
+        assert!(
+            text.starts_with("statistic    value  meaning\nlaunches         0  main launches\n"),
+            "{text}"
+        );
         assert!(text.contains("units per stage:\n  seed           0\n"), "{text}");
     }
 }

@@ -61,7 +61,13 @@ fn binding(name: &str, group: u32, slot: u32, role: Role, access: Access) -> Bin
         binding: slot,
         role,
         access,
-        element: Element { scalar: Some(ScalarKind::U32), components: 1, atomic: false, wgsl: "u32".into(), size: 4 },
+        element: Element {
+            scalar: Some(ScalarKind::U32),
+            components: 1,
+            atomic: false,
+            wgsl: "u32".into(),
+            size: 4,
+        },
         array: role != Role::Params,
         length: None,
         fill: None,
@@ -79,7 +85,10 @@ fn manifest() -> Manifest {
         name: "smoke".into(),
         wgsl: "smoke.wgsl".into(),
         workgroup_size: 64,
-        entry_points: EntryPoints { init: "init".into(), main: "main".into() },
+        entry_points: EntryPoints {
+            init: "init".into(),
+            main: "main".into(),
+        },
         bindings: vec![
             binding("x", 0, 0, Role::Input, Access::Read),
             y,
@@ -88,10 +97,24 @@ fn manifest() -> Manifest {
             binding("control", 1, 1, Role::Control, Access::ReadWrite),
             binding("arena", 1, 2, Role::Arena, Access::ReadWrite),
         ],
-        params: vec![ParamInfo { name: "fail_at".into(), scalar: ScalarKind::U32, offset: 16, default: Some(0) }],
-        stages: vec![StageInfo { id: 0, name: "double".into(), keyed: None, max_depth: Some(3) }],
+        params: vec![ParamInfo {
+            name: "fail_at".into(),
+            scalar: ScalarKind::U32,
+            offset: 16,
+            default: Some(0),
+        }],
+        stages: vec![StageInfo {
+            id: 0,
+            name: "double".into(),
+            keyed: None,
+            max_depth: Some(3),
+        }],
         executor: Executor {
-            config: ConfigLayout { workers: 0, ring_slots: 4, fuel: 8 },
+            config: ConfigLayout {
+                workers: 0,
+                ring_slots: 4,
+                fuel: 8,
+            },
             params_size: 32,
             arena: ArenaLayout {
                 frame_words: 1,
@@ -106,11 +129,23 @@ fn manifest() -> Manifest {
                 indirect_args: 0,
                 done: 3,
                 error: 4,
-                stats: vec![StatField { name: "launches".into(), word: 8, meaning: "launches that ran".into() }],
+                stats: vec![StatField {
+                    name: "launches".into(),
+                    word: 8,
+                    meaning: "launches that ran".into(),
+                }],
                 units_per_stage: 12,
             },
-            defaults: Defaults { workers: 2, fuel: 1, chain_length: 2 },
-            errors: vec![ErrorInfo { code: 1, name: "MAX_DEPTH".into(), meaning: "too deep".into() }],
+            defaults: Defaults {
+                workers: 2,
+                fuel: 1,
+                chain_length: 2,
+            },
+            errors: vec![ErrorInfo {
+                code: 1,
+                name: "MAX_DEPTH".into(),
+                meaning: "too deep".into(),
+            }],
             max_spawn_depth: 1,
         },
     }
@@ -136,7 +171,9 @@ fn launch_protocol() {
     let mut run = exec.prepare(&gpu.queue, &setup).unwrap();
     assert_eq!((run.plan().workers, run.len("y")), (2, Some(1000)));
     let mut progress = Vec::new();
-    let stats = run.execute(&WaitOptions::default(), &mut |p| progress.push(p.submissions)).unwrap();
+    let stats = run
+        .execute(&WaitOptions::default(), &mut |p| progress.push(p.submissions))
+        .unwrap();
     // 1000 elements, 128 per launch: 8 launches, 2 per submission.
     assert_eq!(stats.get("launches"), Some(8));
     assert_eq!(stats.units("double"), Some(1000));
@@ -144,7 +181,11 @@ fn launch_protocol() {
     assert_eq!(progress, vec![1, 2, 3]);
     let outputs = run.read_outputs().unwrap();
     assert_eq!(outputs.len(), 1);
-    let y: Vec<u32> = outputs[0].1.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let y: Vec<u32> = outputs[0]
+        .1
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(y, (0..1000).map(|v| v * 2 + 5).collect::<Vec<_>>());
 
     // A second run on the same buffers after a reset.
@@ -156,14 +197,35 @@ fn launch_protocol() {
     setup.param("fail_at", 3);
     let mut run = exec.prepare(&gpu.queue, &setup).unwrap();
     let e = run.execute(&WaitOptions::default(), &mut |_| {}).unwrap_err();
-    assert_eq!(e.to_string(), "stage `double` exceeded its declared @max_depth(2) (reached 3)");
+    assert_eq!(
+        e.to_string(),
+        "stage `double` exceeded its declared @max_depth(2) (reached 3)"
+    );
 
     // A submission limit turns into a timeout.
     let mut setup = RunSetup::new(1 << 12);
     setup.input("x", &x);
     let mut run = exec.prepare(&gpu.queue, &setup).unwrap();
-    let e = run.execute(&WaitOptions { max_submissions: 2, ..Default::default() }, &mut |_| {}).unwrap_err();
-    assert!(matches!(e, Error::Timeout { submissions: 2, launches: 4, .. }), "{e}");
+    let e = run
+        .execute(
+            &WaitOptions {
+                max_submissions: 2,
+                ..Default::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Timeout {
+                submissions: 2,
+                launches: 4,
+                ..
+            }
+        ),
+        "{e}"
+    );
 
     // Empty inputs still bind.
     let mut setup = RunSetup::new(1 << 12);

@@ -373,7 +373,9 @@ impl Lexer<'_> {
                 self.chains.push(0);
             }
             Tok::RParen | Tok::RBracket | Tok::RBrace => {
-                if !self.close(tok, start, end) {
+                let kept = self.close(tok, start, end);
+                // A stray closing delimiter is dropped.
+                if !kept {
                     return;
                 }
             }

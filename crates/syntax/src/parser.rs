@@ -163,6 +163,20 @@ fn skip_one(c: Ctx<'_>, inp: &mut Inp<'_, '_>) {
     }
 }
 
+/// `spawn` or `become` (token `k`) where a statement cannot start.
+fn misplaced_keyword<'s>(c: Ctx<'s>, k: usize) -> PErr<'s> {
+    let kw = c.text(k);
+    c.custom(
+        c.error(
+            codes::DYN0001,
+            format!("`{kw}` can only start a statement"),
+            c.range(k, k + 1),
+            format!("`{kw}` is a reserved word"),
+        )
+        .with_hint(format!("write `{kw} stage(payload);` as a statement of its own")),
+    )
+}
+
 /// Consumes balanced tokens until `stop` accepts a token outside any group, an unmatched closing
 /// delimiter, or the end. Returns the consumed token range. With `reserved`, reports `spawn` and
 /// `become` found on the way (they may only start a statement).
@@ -181,24 +195,60 @@ fn scan<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>, stop: impl Fn(Tok) -> bool, reser
             }
             depth -= 1;
         } else if reserved && matches!(t, Tok::Spawn | Tok::Become) {
-            let i = idx(inp);
-            let kw = c.text(i);
-            inp.emit(c.custom(
-                c.error(
-                    codes::DYN0001,
-                    format!("`{kw}` can only start a statement"),
-                    c.range(i, i + 1),
-                    format!("`{kw}` is a reserved word"),
-                )
-                .with_hint(format!("write `{kw} stage(payload);` as a statement of its own")),
-            ));
+            inp.emit(misplaced_keyword(c, idx(inp)));
         }
         inp.skip();
     }
     (start, idx(inp))
 }
 
-/// Tokens that cannot start an ordinary (`Stmt::Other`) statement.
+/// Whether token `k` can only start a WGSL statement, so that a statement running into it is
+/// missing its `;`: `let`, `var`, `return`, `if` (except in `break if`), `for`, `spawn`, ...
+fn starts_statement(c: Ctx<'_>, k: usize) -> bool {
+    match c.tok(k) {
+        Some(Tok::If) => !(k > 0 && c.tok(k - 1) == Some(Tok::Ident) && c.text(k - 1) == "break"),
+        Some(Tok::For | Tok::While | Tok::Loop | Tok::Switch | Tok::Spawn | Tok::Become | Tok::Const) => true,
+        Some(Tok::Ident) => matches!(c.text(k), "let" | "var" | "return" | "break" | "continue" | "discard"),
+        _ => false,
+    }
+}
+
+/// The text of an ordinary statement: balanced tokens up to a `;` or `{` outside brackets, or up
+/// to a word that can only start the next statement (then the `;` is missing). `spawn` and
+/// `become` on the same line are reported as misplaced rather than as a missing `;`.
+fn scan_statement<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) {
+    let first = idx(inp);
+    let mut depth = 0usize;
+    while let Some(t) = c.tok(idx(inp)) {
+        let k = idx(inp);
+        if depth == 0 {
+            if matches!(t, Tok::Semi | Tok::LBrace) {
+                break;
+            }
+            if k > first && starts_statement(c, k) {
+                let same_line = !c.newline_between(k - 1, k);
+                if !(matches!(t, Tok::Spawn | Tok::Become) && same_line) {
+                    break;
+                }
+            }
+        }
+        if t.is_open() {
+            depth += 1;
+        } else if t.is_close() {
+            if depth == 0 {
+                break;
+            }
+            depth -= 1;
+        } else if matches!(t, Tok::Spawn | Tok::Become) {
+            inp.emit(misplaced_keyword(c, k));
+        }
+        inp.skip();
+    }
+}
+
+/// Tokens that cannot start an ordinary (`Stmt::Other`) statement: statement keywords, braces,
+/// and the WGSL declaration keywords that are not allowed in a function body. (The .dyn
+/// declaration keywords `input`, `stage`, ... are ordinary identifiers inside WGSL code.)
 fn starts_special_stmt(t: Tok) -> bool {
     matches!(
         t,
@@ -218,13 +268,6 @@ fn starts_special_stmt(t: Tok) -> bool {
             | Tok::RParen
             | Tok::RBracket
             | Tok::At
-            | Tok::Input
-            | Tok::Output
-            | Tok::Buffer
-            | Tok::Param
-            | Tok::Stage
-            | Tok::Entry
-            | Tok::Until
             | Tok::Struct
             | Tok::Fn
             | Tok::Alias
@@ -1012,7 +1055,7 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
                 Some(t) if !starts_special_stmt(t) => {}
                 _ => return Err(c.expected(&[Exp::L("statement")], i)),
             }
-            scan(c, inp, |t| matches!(t, Tok::Semi | Tok::LBrace), true);
+            scan_statement(c, inp);
             Ok(())
         })
         .then(semi)
@@ -1219,7 +1262,7 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
         .then(ident.clone())
         .then_ignore(just(Tok::Colon))
         .then(cp(move |inp| parse_rtype(c, inp)).labelled("type"))
-        .then(just(Tok::Eq).ignore_then(literal.clone()).or_not())
+        .then(just(Tok::Eq).ignore_then(literal).or_not())
         .then_ignore(semi.clone())
         .map(|(((kind, name), ty), fill)| Body::Resource { kind, name, ty, fill });
 
@@ -1446,6 +1489,8 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
                 "module-scope variables are not part of .dyn: declare storage with `input`, `output` or \
                  `buffer`, run-time values with `param`, and constants with `const`",
             );
+        } else if expects("item") && t == Tok::Semi {
+            d = d.with_hint("remove this `;`: only `struct` and `entry loop` declarations may end with one");
         } else if expects("item") && !expects("`(`") {
             d = d.with_note(
                 "a .dyn file contains only `input`, `output`, `buffer`, `param`, `struct`, `fn`, `const`, \

@@ -37,9 +37,51 @@ pub(super) struct Site<'a> {
     pub mult: u64,
 }
 
-/// Sites of `stmts` in the order [`crate::wgsl::block`] meets them.
-pub(super) fn collect_sites<'a>(
-    src: &str,
+/// Sites of `body` in the order [`crate::wgsl::block`] meets them.
+pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> Vec<Site<'a>> {
+    // Where the invocation may end: `return` tokens and `become` statements, sorted, so that
+    // "does this statement contain an exit" is a binary search (no rescanning per level).
+    let mut exits: Vec<usize> = lex::idents(src, &body.span)
+        .into_iter()
+        .filter(|(name, _)| *name == "return")
+        .map(|(_, at)| at.start)
+        .collect();
+    becomes(&body.stmts, &mut exits);
+    exits.sort_unstable();
+    let mut out = Vec::new();
+    walk(&exits, &body.stmts, false, None, 1, &mut out);
+    out
+}
+
+fn becomes(stmts: &[Stmt], out: &mut Vec<usize>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Become(s) => out.push(s.span.start),
+            Stmt::Spawn(_) | Stmt::Other { .. } => {}
+            Stmt::If { then, else_, .. } => {
+                becomes(&then.stmts, out);
+                if let Some(e) = else_ {
+                    becomes(std::slice::from_ref(e.as_ref()), out);
+                }
+            }
+            Stmt::Loop { body, .. } | Stmt::Block(body) => becomes(&body.stmts, out),
+            Stmt::Switch { clauses, .. } => {
+                for c in clauses {
+                    becomes(&c.stmts, out);
+                }
+            }
+        }
+    }
+}
+
+/// True if one of the sorted `exits` lies in `span`.
+fn contains_exit(exits: &[usize], span: &Span) -> bool {
+    let i = exits.partition_point(|&e| e < span.start);
+    exits.get(i).is_some_and(|&e| e < span.end)
+}
+
+fn walk<'a>(
+    exits: &[usize],
     stmts: &'a [Stmt],
     conditional: bool,
     open_loop: Option<&Span>,
@@ -58,10 +100,10 @@ pub(super) fn collect_sites<'a>(
                 mult,
             }),
             Stmt::If { then, else_, .. } => {
-                collect_sites(src, &then.stmts, true, open_loop, mult, out);
+                walk(exits, &then.stmts, true, open_loop, mult, out);
                 if let Some(e) = else_ {
-                    collect_sites(
-                        src,
+                    walk(
+                        exits,
                         std::slice::from_ref(e.as_ref()),
                         true,
                         open_loop,
@@ -80,36 +122,20 @@ pub(super) fn collect_sites<'a>(
                     Some(n) => (open_loop, mult.saturating_mul(*n)),
                     None => (Some(header), mult),
                 };
-                collect_sites(src, &body.stmts, true, open, m, out);
+                walk(exits, &body.stmts, true, open, m, out);
             }
             Stmt::Switch { clauses, .. } => {
                 for c in clauses {
-                    collect_sites(src, &c.stmts, true, open_loop, mult, out);
+                    walk(exits, &c.stmts, true, open_loop, mult, out);
                 }
             }
-            Stmt::Block(b) => collect_sites(src, &b.stmts, cond, open_loop, mult, out),
+            Stmt::Block(b) => walk(exits, &b.stmts, cond, open_loop, mult, out),
             Stmt::Other { .. } => {}
         }
-        if may_exit(src, stmt) {
+        if matches!(stmt, Stmt::Become(_)) || contains_exit(exits, &stmt.span()) {
             cut = true;
         }
     }
-}
-
-/// True if the statement may end the invocation (`return`, or a `become`).
-fn may_exit(src: &str, stmt: &Stmt) -> bool {
-    fn has_become(stmt: &Stmt) -> bool {
-        match stmt {
-            Stmt::Become(_) => true,
-            Stmt::Spawn(_) | Stmt::Other { .. } => false,
-            Stmt::If { then, else_, .. } => {
-                then.stmts.iter().any(has_become) || else_.as_deref().is_some_and(has_become)
-            }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => body.stmts.iter().any(has_become),
-            Stmt::Switch { clauses, .. } => clauses.iter().any(|c| c.stmts.iter().any(has_become)),
-        }
-    }
-    has_become(stmt) || lex::has_ident(src, &stmt.span(), "return")
 }
 
 impl<'a> Checker<'a> {
@@ -122,8 +148,7 @@ impl<'a> Checker<'a> {
             becomes: Vec::new(),
         };
         for (from, st) in stages.iter().enumerate() {
-            let mut sites = Vec::new();
-            collect_sites(self.src, &st.body.stmts, false, None, 1, &mut sites);
+            let sites = collect_sites(self.src, &st.body);
             let mut indices = Vec::new();
             let mut spawns: u64 = 0;
             let mut becomes = false;
@@ -316,8 +341,7 @@ impl<'a> Checker<'a> {
         let helpers = self.helpers.clone();
         for h in helpers {
             if let Some(body) = &h.body {
-                let mut sites = Vec::new();
-                collect_sites(self.src, &body.stmts, false, None, 1, &mut sites);
+                let sites = collect_sites(self.src, body);
                 for site in sites {
                     let what = if site.is_become { "become" } else { "spawn" };
                     let d = Diagnostic::error(
@@ -339,8 +363,7 @@ impl<'a> Checker<'a> {
         let entries = self.entries.clone();
         for e in entries {
             if let Some(u) = &e.until {
-                let mut sites = Vec::new();
-                collect_sites(self.src, &u.stmts, false, None, 1, &mut sites);
+                let sites = collect_sites(self.src, u);
                 for site in sites {
                     let what = if site.is_become { "become" } else { "spawn" };
                     let d = Diagnostic::error(

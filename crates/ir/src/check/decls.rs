@@ -216,15 +216,15 @@ impl<'a> Checker<'a> {
                     Err(TyError::Reported)
                 }
                 None => {
-                    let mut cands = vec!["u32", "i32", "f32", "vec2", "vec3", "vec4", "atomic"];
-                    cands.extend(self.names_of(|k| matches!(k, GlobalKind::Struct(_))));
+                    const TYPES: &[&str] = &["u32", "i32", "f32", "vec2", "vec3", "vec4", "atomic"];
+                    let hint = self.suggest(name, TYPES, |k| matches!(k, GlobalKind::Struct(_)));
                     let mut d = Diagnostic::error(
                         DYN0100,
                         format!("unknown type `{name}`"),
                         te.name.span.clone(),
                         "no struct or type has this name",
                     );
-                    if let Some(c) = closest(name, cands) {
+                    if let Some(c) = hint {
                         d = d.with_hint(format!("did you mean `{c}`?"));
                     }
                     self.error(d);
@@ -239,7 +239,7 @@ impl<'a> Checker<'a> {
         let mut defs = Vec::new();
         for s in &decls {
             let mut fields = Vec::new();
-            let mut seen: Vec<&ast::Ident> = Vec::new();
+            let mut seen: std::collections::HashMap<&str, &ast::Ident> = Default::default();
             if s.fields.is_empty() {
                 let d = Diagnostic::error(
                     DYN0105,
@@ -251,7 +251,7 @@ impl<'a> Checker<'a> {
             }
             for f in &s.fields {
                 self.check_reserved(&f.name);
-                if let Some(first) = seen.iter().find(|i| i.name == f.name.name) {
+                if let Some(first) = seen.get(f.name.name.as_str()) {
                     let d = Diagnostic::error(
                         DYN0101,
                         format!(
@@ -264,7 +264,7 @@ impl<'a> Checker<'a> {
                     .with_label(first.span.clone(), "first defined here");
                     self.error(d);
                 }
-                seen.push(&f.name);
+                seen.entry(&f.name.name).or_insert(&f.name);
                 let ty = match self.resolve_ty(&f.ty) {
                     Ok(t) => t,
                     Err(TyError::Unsupported(why)) => {
@@ -579,10 +579,10 @@ impl<'a> Checker<'a> {
         }
 
         // Bindings: pinned first, then the lowest free group-0 numbers in declaration order.
-        let mut taken: Vec<(u32, u32, Span)> = Vec::new();
+        let mut taken: std::collections::HashMap<(u32, u32), Span> = Default::default();
         for (i, pin) in pins.iter().enumerate() {
             if let Some((g, b, span)) = pin {
-                if let Some((_, _, first)) = taken.iter().find(|(tg, tb, _)| tg == g && tb == b) {
+                if let Some(first) = taken.get(&(*g, *b)) {
                     let d = Diagnostic::error(
                         DYN0109,
                         format!("two resources use `@group({g}) @binding({b})`"),
@@ -592,21 +592,21 @@ impl<'a> Checker<'a> {
                     .with_label(first.clone(), "already used here");
                     self.error(d);
                 } else {
-                    taken.push((*g, *b, span.clone()));
+                    taken.insert((*g, *b), span.clone());
                 }
                 out[i].group = *g;
                 out[i].binding = *b;
             }
         }
-        let mut next = 0u32;
+        let mut next = 0u64;
         for (i, pin) in pins.iter().enumerate() {
             if pin.is_none() {
-                while taken.iter().any(|(g, b, _)| *g == 0 && *b == next) {
-                    next = next.saturating_add(1);
+                while next < u64::from(u32::MAX) && taken.contains_key(&(0, next as u32)) {
+                    next += 1;
                 }
                 out[i].group = 0;
-                out[i].binding = next;
-                next = next.saturating_add(1);
+                out[i].binding = u32::try_from(next).unwrap_or(u32::MAX);
+                next += 1;
             }
         }
         out
@@ -668,14 +668,15 @@ impl<'a> Checker<'a> {
                         None
                     }
                     None => {
-                        let cands = self.names_of(|k| matches!(k, GlobalKind::Resource(_)));
+                        let hint =
+                            self.suggest(name, &[], |k| matches!(k, GlobalKind::Resource(_)));
                         let mut d = Diagnostic::error(
                             DYN0100,
                             format!("unknown resource `{name}`"),
                             resource.span.clone(),
                             "no resource has this name",
                         );
-                        if let Some(c) = closest(name, cands) {
+                        if let Some(c) = hint {
                             d = d.with_hint(format!("did you mean `{c}`?"));
                         }
                         self.error(d);
@@ -715,7 +716,7 @@ impl<'a> Checker<'a> {
                         None
                     }
                     other => {
-                        let cands = self.names_of(|k| matches!(k, GlobalKind::Param(_)));
+                        let hint = self.suggest(name, &[], |k| matches!(k, GlobalKind::Param(_)));
                         let label = match other {
                             Some(k) => format!("`{name}` is {}, not a parameter", k.describe()),
                             None => "no parameter has this name".to_string(),
@@ -726,7 +727,7 @@ impl<'a> Checker<'a> {
                             id.span.clone(),
                             label,
                         );
-                        if let Some(c) = closest(name, cands) {
+                        if let Some(c) = hint {
                             d = d.with_hint(format!("did you mean `{c}`?"));
                         }
                         self.error(d);
@@ -1110,14 +1111,14 @@ impl<'a> Checker<'a> {
             Some(k) => format!("`{name}` is {}, not a stage", k.describe()),
             None => "no stage has this name".to_string(),
         };
-        let cands = self.names_of(|k| matches!(k, GlobalKind::Stage(_)));
+        let hint = self.suggest(name, &[], |k| matches!(k, GlobalKind::Stage(_)));
         let mut d = Diagnostic::error(
             DYN0100,
             format!("unknown stage `{name}`"),
             id.span.clone(),
             label,
         );
-        if let Some(c) = closest(name, cands) {
+        if let Some(c) = hint {
             d = d.with_hint(format!("did you mean `{c}`?"));
         }
         self.error(d);

@@ -49,6 +49,9 @@ pub(super) fn components(
     (comp, comps)
 }
 
+/// `(from, to, weight)`.
+type WeightedEdge = (usize, usize, u64);
+
 /// A cycle made of the edges `ks` (all among `members`) that contains at least one `must`
 /// edge, as edge indices in order, starting with the first such `must` edge of `ks`. Works on
 /// the subgraph alone, so checking every component costs linear time overall.
@@ -112,7 +115,7 @@ fn find_cycle(
 fn longest(
     n: usize,
     edges: &[(usize, usize, u64)],
-    cost: &mut dyn FnMut(&[usize], &[(usize, usize, u64)]) -> u64,
+    cost: &mut dyn FnMut(&[usize], &[WeightedEdge]) -> u64,
 ) -> u64 {
     let (comp, comps) = components(n, edges.iter().map(|&(a, b, _)| (a, b)));
     let mut out: Vec<Vec<(usize, u64)>> = vec![Vec::new(); comps.len()];

@@ -34,8 +34,7 @@ fn spans_ok(p: &Program) -> bool {
         if !ok(body) {
             return false;
         }
-        let mut sites = Vec::new();
-        collect_sites(src, &stage.body.stmts, false, None, 1, &mut sites);
+        let sites = collect_sites(src, &stage.body);
         if sites.len() != stage.sites.len() {
             return false;
         }

@@ -1,0 +1,300 @@
+// Hand-written kernels of the baselines: a block prefix scan, and per workload the static-limit
+// dispatch and the expand-everything levels. Every entry point uses every binding it is given
+// (layouts are derived per entry point). Workgroups of 256, dispatched 2-D past 65535.
+
+struct P {
+    n: u32,
+    a: u32,
+    b: u32,
+    c: u32,
+    d: u32,
+    e: u32,
+    f: u32,
+    g: u32,
+}
+
+fn tid(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * 256u;
+}
+
+fn pcg(x: u32) -> u32 {
+    let s = x * 747796405u + 2891336453u;
+    let w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
+    return (w >> 22u) ^ w;
+}
+
+// ---- scan: exclusive, in place, per block of 256; block totals into `sums` ----
+@group(0) @binding(0) var<storage, read_write> s_data: array<u32>;
+@group(0) @binding(1) var<storage, read_write> s_sums: array<u32>;
+@group(0) @binding(2) var<uniform> s_p: P;
+var<workgroup> tmp: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn scan_blocks(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let block = wid.x + wid.y * nwg.x;
+    let i = block * 256u + lid.x;
+    var v = 0u;
+    if (i < s_p.n) {
+        v = s_data[i];
+    }
+    tmp[lid.x] = v;
+    workgroupBarrier();
+    for (var off = 1u; off < 256u; off = off * 2u) {
+        var t = 0u;
+        if (lid.x >= off) {
+            t = tmp[lid.x - off];
+        }
+        workgroupBarrier();
+        tmp[lid.x] = tmp[lid.x] + t;
+        workgroupBarrier();
+    }
+    if (i < s_p.n) {
+        s_data[i] = tmp[lid.x] - v;
+    }
+    if (lid.x == 255u && block * 256u < s_p.n) {
+        s_sums[block] = tmp[255];
+    }
+}
+
+@compute @workgroup_size(256)
+fn add_blocks(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let block = wid.x + wid.y * nwg.x;
+    let i = block * 256u + lid.x;
+    if (i < s_p.n) {
+        s_data[i] = s_data[i] + s_sums[block];
+    }
+}
+
+// ---- triangle ----
+// static: thread t of sum(n) finds its element by binary search over CPU-computed offsets.
+@group(0) @binding(0) var<storage, read> ts_off: array<u32>;
+@group(0) @binding(1) var<storage, read_write> ts_sums: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> ts_p: P; // n = total, a = elements
+
+@compute @workgroup_size(256)
+fn tri_static(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= ts_p.n) {
+        return;
+    }
+    var lo = 0u;
+    var hi = ts_p.a;
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (ts_off[mid] <= t) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    atomicAdd(&ts_sums[lo], t - ts_off[lo] + 1u);
+}
+
+// expand level 0: counts, then (after the scan) one (i, k) record per child.
+@group(0) @binding(0) var<storage, read> tc_n: array<u32>;
+@group(0) @binding(1) var<storage, read_write> tc_counts: array<u32>;
+@group(0) @binding(2) var<uniform> tc_p: P; // n = elements
+
+@compute @workgroup_size(256)
+fn tri_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t < tc_p.n) {
+        tc_counts[t] = tc_n[t];
+    }
+}
+
+@group(0) @binding(0) var<storage, read> tw_n: array<u32>;
+@group(0) @binding(1) var<storage, read> tw_off: array<u32>;
+@group(0) @binding(2) var<storage, read_write> tw_children: array<vec2<u32>>;
+@group(0) @binding(3) var<uniform> tw_p: P;
+
+@compute @workgroup_size(256)
+fn tri_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= tw_p.n) {
+        return;
+    }
+    let base = tw_off[t];
+    for (var k = 0u; k < tw_n[t]; k++) {
+        tw_children[base + k] = vec2<u32>(t, k);
+    }
+}
+
+@group(0) @binding(0) var<storage, read> tl_children: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read_write> tl_sums: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> tl_p: P; // n = children
+
+@compute @workgroup_size(256)
+fn tri_leaf(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t < tl_p.n) {
+        let c = tl_children[t];
+        atomicAdd(&tl_sums[c.x], c.y + 1u);
+    }
+}
+
+// ---- tree ---- (P: n = nodes in the list, a = depth, b = max_depth, c = seed, d = max_children)
+@group(0) @binding(0) var<storage, read> rs_nodes: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read_write> rs_per_depth: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> rs_p: P;
+
+// static: one thread per (id, depth) of the whole tree, known in advance; it does a node's work
+// (count itself, draw its fan-out) and the hashes of its children's ids.
+@compute @workgroup_size(256)
+fn tree_static(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= rs_p.n) {
+        return;
+    }
+    let node = rs_nodes[t];
+    atomicAdd(&rs_per_depth[node.y], 1u);
+    var acc = 0u;
+    if (node.y < rs_p.b) {
+        let c = pcg(node.x ^ rs_p.c) % (rs_p.d + 1u);
+        for (var j = 0u; j < c; j++) {
+            acc = acc ^ pcg(node.x + j + 1u);
+        }
+    }
+    if (acc == 0x9e3779b9u && node.y == 99u) {
+        atomicAdd(&rs_per_depth[24], 0u);
+    }
+}
+
+@group(0) @binding(0) var<storage, read> rc_ids: array<u32>;
+@group(0) @binding(1) var<storage, read_write> rc_counts: array<u32>;
+@group(0) @binding(2) var<storage, read_write> rc_per_depth: array<atomic<u32>>;
+@group(0) @binding(3) var<uniform> rc_p: P;
+
+@compute @workgroup_size(256)
+fn tree_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= rc_p.n) {
+        return;
+    }
+    let id = rc_ids[t];
+    atomicAdd(&rc_per_depth[rc_p.a], 1u);
+    var c = 0u;
+    if (rc_p.a < rc_p.b) {
+        c = pcg(id ^ rc_p.c) % (rc_p.d + 1u);
+    }
+    rc_counts[t] = c;
+}
+
+@group(0) @binding(0) var<storage, read> rw_ids: array<u32>;
+@group(0) @binding(1) var<storage, read> rw_off: array<u32>;
+@group(0) @binding(2) var<storage, read_write> rw_next: array<u32>;
+@group(0) @binding(3) var<uniform> rw_p: P;
+
+@compute @workgroup_size(256)
+fn tree_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= rw_p.n) {
+        return;
+    }
+    let id = rw_ids[t];
+    let base = rw_off[t];
+    let c = rw_off[t + 1u] - base;
+    for (var j = 0u; j < c; j++) {
+        rw_next[base + j] = pcg(id + j + 1u);
+    }
+}
+
+// ---- bfs ---- (P: n = items, a = level of the new vertices)
+@group(0) @binding(0) var<storage, read> bc_frontier: array<u32>;
+@group(0) @binding(1) var<storage, read> bc_row: array<u32>;
+@group(0) @binding(2) var<storage, read_write> bc_counts: array<u32>;
+@group(0) @binding(3) var<uniform> bc_p: P;
+
+@compute @workgroup_size(256)
+fn bfs_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t < bc_p.n) {
+        let u = bc_frontier[t];
+        bc_counts[t] = bc_row[u + 1u] - bc_row[u];
+    }
+}
+
+@group(0) @binding(0) var<storage, read> bw_frontier: array<u32>;
+@group(0) @binding(1) var<storage, read> bw_off: array<u32>;
+@group(0) @binding(2) var<storage, read_write> bw_pairs: array<vec2<u32>>;
+@group(0) @binding(3) var<uniform> bw_p: P;
+
+@compute @workgroup_size(256)
+fn bfs_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= bw_p.n) {
+        return;
+    }
+    let u = bw_frontier[t];
+    let base = bw_off[t];
+    let c = bw_off[t + 1u] - base;
+    for (var k = 0u; k < c; k++) {
+        bw_pairs[base + k] = vec2<u32>(u, k);
+    }
+}
+
+@group(0) @binding(0) var<storage, read> br_pairs: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> br_row: array<u32>;
+@group(0) @binding(2) var<storage, read> br_col: array<u32>;
+@group(0) @binding(3) var<storage, read_write> br_dist: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> br_flags: array<u32>;
+@group(0) @binding(5) var<uniform> br_p: P;
+
+@compute @workgroup_size(256)
+fn bfs_relax(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= br_p.n) {
+        return;
+    }
+    let e = br_pairs[t];
+    let v = br_col[br_row[e.x] + e.y];
+    var f = 0u;
+    if (atomicMin(&br_dist[v], br_p.a) > br_p.a) {
+        f = 1u;
+    }
+    br_flags[t] = f;
+}
+
+@group(0) @binding(0) var<storage, read> bk_pairs: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> bk_row: array<u32>;
+@group(0) @binding(2) var<storage, read> bk_col: array<u32>;
+@group(0) @binding(3) var<storage, read> bk_off: array<u32>;
+@group(0) @binding(4) var<storage, read_write> bk_next: array<u32>;
+@group(0) @binding(5) var<uniform> bk_p: P;
+
+@compute @workgroup_size(256)
+fn bfs_compact(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= bk_p.n) {
+        return;
+    }
+    let o = bk_off[t];
+    if (bk_off[t + 1u] > o) {
+        let e = bk_pairs[t];
+        bk_next[o] = bk_col[bk_row[e.x] + e.y];
+    }
+}
+
+// ---- collatz ---- static: one thread per input (the work list is the input).
+@group(0) @binding(0) var<storage, read> cs_x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> cs_steps: array<u32>;
+@group(0) @binding(2) var<uniform> cs_p: P;
+
+@compute @workgroup_size(256)
+fn collatz_static(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= cs_p.n) {
+        return;
+    }
+    var v = cs_x[t];
+    var s = 0u;
+    while (v > 1u) {
+        if (v % 2u == 1u) {
+            v = 3u * v + 1u;
+        } else {
+            v = v / 2u;
+        }
+        s++;
+    }
+    cs_steps[t] = s;
+}

@@ -1,0 +1,764 @@
+//! The workloads and their schedules: CPU (rayon), static limit, expand-everything, dyngc.
+
+use crate::dynrun::{self, words};
+use crate::gpu::{words_bytes, Gpu, Mem};
+use crate::{Record, Results, RunArgs};
+use dyngc_reference as reference;
+use rayon::prelude::*;
+use std::time::Instant;
+
+const KERNELS: &str = include_str!("kernels.wgsl");
+
+struct K {
+    scan_blocks: wgpu::ComputePipeline,
+    add_blocks: wgpu::ComputePipeline,
+    p: std::collections::HashMap<&'static str, wgpu::ComputePipeline>,
+}
+
+const ENTRIES: &[&str] = &[
+    "tri_static",
+    "tri_count",
+    "tri_write",
+    "tri_leaf",
+    "tree_static",
+    "tree_count",
+    "tree_write",
+    "bfs_count",
+    "bfs_write",
+    "bfs_relax",
+    "bfs_compact",
+    "collatz_static",
+];
+
+impl K {
+    fn new(g: &Gpu) -> Result<K, String> {
+        let mut names = vec!["scan_blocks", "add_blocks"];
+        names.extend_from_slice(ENTRIES);
+        let mut ps = g.pipelines(KERNELS, &names)?.into_iter();
+        let scan_blocks = ps.next().unwrap();
+        let add_blocks = ps.next().unwrap();
+        Ok(K { scan_blocks, add_blocks, p: ENTRIES.iter().copied().zip(ps).collect() })
+    }
+    fn get(&self, name: &str) -> &wgpu::ComputePipeline {
+        &self.p[name]
+    }
+}
+
+/// One repetition's measurements.
+#[derive(Default)]
+struct Sample {
+    secs: f64,
+    peak: u64,
+    relaunches: u64,
+    fallbacks: u64,
+    launches: u64,
+    arena: Option<u64>,
+    workers: Option<u32>,
+    extra: serde_json::Value,
+}
+
+fn measure(workload: &str, case: &str, units: u64, method: &str, reps: usize, mut f: impl FnMut() -> Result<Sample, String>) -> Record {
+    let mut rec = Record { workload: workload.into(), case: case.into(), units, method: method.into(), ..Default::default() };
+    let mut last = Sample::default();
+    for rep in 0..reps.max(1) {
+        match f() {
+            Ok(s) => {
+                rec.times_s.push(s.secs);
+                last = s;
+            }
+            Err(e) => {
+                eprintln!("  {workload} {case} {method}: rep {rep}: ERROR {e}");
+                rec.error = Some(e);
+                break;
+            }
+        }
+    }
+    if !rec.times_s.is_empty() {
+        let mut t = rec.times_s.clone();
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        rec.median_s = if t.len() % 2 == 1 { t[t.len() / 2] } else { (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0 };
+        rec.min_s = t[0];
+        rec.max_s = t[t.len() - 1];
+        rec.units_per_s = units as f64 / rec.median_s;
+    }
+    rec.peak_bytes = last.peak;
+    rec.relaunches = last.relaunches;
+    rec.fallbacks = last.fallbacks;
+    rec.launches = last.launches;
+    rec.arena_bytes = last.arena;
+    rec.workers = last.workers;
+    rec.extra = last.extra;
+    eprintln!(
+        "  {workload:<8} {case:<12} {:<22} median {:>10.4} s  [{:.4}, {:.4}]  peak {:>12} B  {:.3e} units/s  relaunches {} fallbacks {}{}",
+        match rec.arena_bytes {
+            Some(a) => format!("{method} arena={a}"),
+            None => method.to_string(),
+        },
+        rec.median_s,
+        rec.min_s,
+        rec.max_s,
+        rec.peak_bytes,
+        rec.units_per_s,
+        rec.relaunches,
+        rec.fallbacks,
+        if rec.error.is_some() { "  (ERROR)" } else { "" }
+    );
+    rec
+}
+
+fn check(name: &str, got: &[u32], want: &[u32]) -> Result<(), String> {
+    if got.len() < want.len() {
+        return Err(format!("{name}: {} values read back, {} expected", got.len(), want.len()));
+    }
+    if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+        let wrong = (0..want.len()).filter(|&i| got[i] != want[i]).count();
+        return Err(format!("WRONG RESULT: {name}[{i}] = {} (expected {}); {wrong} of {} values differ", got[i], want[i], want.len()));
+    }
+    Ok(())
+}
+
+/// Records the dispatches of an exclusive scan of `n` words of `data` in place; returns the
+/// temporary buffers (free them after the scan has been submitted).
+fn scan(g: &Gpu, k: &K, mem: &Mem, enc: &mut wgpu::CommandEncoder, data: &wgpu::Buffer, n: u64) -> Result<Vec<wgpu::Buffer>, String> {
+    let nb = n.div_ceil(256);
+    let sums = g.buffer(mem, "block sums", 4 * nb)?;
+    let p = g.uniform(&[n as u32]);
+    g.dispatch(enc, &k.scan_blocks, &[data, &sums, &p], n);
+    let mut temps = Vec::new();
+    if nb > 1 {
+        temps = scan(g, k, mem, enc, &sums, nb)?;
+        g.dispatch(enc, &k.add_blocks, &[data, &sums, &p], n);
+    }
+    temps.push(sums);
+    Ok(temps)
+}
+
+fn free_all(mem: &Mem, bufs: Vec<wgpu::Buffer>) {
+    for b in bufs {
+        mem.free(b);
+    }
+}
+
+struct Ctx<'a> {
+    g: &'a Gpu,
+    k: &'a K,
+    args: &'a RunArgs,
+}
+
+impl Ctx<'_> {
+    fn wants(&self, m: &str) -> bool {
+        self.args.methods.iter().any(|x| x == m)
+    }
+
+    /// The arena sizes to try for `min` bytes of minimum, `expand_peak` the expand baseline's.
+    fn arenas(&self, min: u64, expand_peak: Option<u64>) -> Vec<u64> {
+        let cap = self.g.limits.max_storage_buffer_binding_size.min(self.g.limits.max_buffer_size);
+        let mut out: Vec<u64> = Vec::new();
+        for a in &self.args.arenas {
+            let v = if a == "min" {
+                Some(min)
+            } else if let Some(x) = a.strip_prefix('x') {
+                x.parse::<u64>().ok().map(|m| m * min)
+            } else if a == "expand" {
+                expand_peak.map(|p| 2 * p)
+            } else {
+                dyngc_runtime::parse_size(a).ok()
+            };
+            if let Some(v) = v {
+                let v = v.clamp(min, cap.max(min)) / 4 * 4;
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn dyngc(
+        &self,
+        recs: &mut Vec<Record>,
+        workload: &str,
+        case: &str,
+        units: u64,
+        inputs: &[(&str, &[u8])],
+        params: &[(&str, u32)],
+        verify: &dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>,
+    ) {
+        if !self.wants("dyngc") {
+            return;
+        }
+        let c = dynrun::compile(workload);
+        let exec = match dyngc_runtime::Executor::new(&self.g.device, &c.manifest, &c.wgsl) {
+            Ok(e) => e,
+            Err(e) => {
+                recs.push(Record { workload: workload.into(), case: case.into(), units, method: "dyngc".into(), error: Some(e.to_string()), ..Default::default() });
+                return;
+            }
+        };
+        let expand_peak = recs.iter().find(|r| r.method == "expand" && r.case == case && r.error.is_none()).map(|r| r.peak_bytes);
+        for arena in self.arenas(c.manifest.executor.arena.min_bytes, expand_peak) {
+            let r = measure(workload, case, units, "dyngc", self.args.reps, || {
+                let d = dynrun::run(self.g, &exec, arena, self.args.workers, inputs, params, verify)?;
+                Ok(Sample {
+                    secs: d.secs,
+                    peak: d.peak_bytes,
+                    relaunches: d.submissions.saturating_sub(1),
+                    fallbacks: d.fallbacks,
+                    launches: d.launches,
+                    arena: Some(d.arena_bytes),
+                    workers: Some(d.workers),
+                    extra: serde_json::json!({ "requested_arena_bytes": arena, "min_arena_bytes": c.manifest.executor.arena.min_bytes, "stats": d.stats }),
+                })
+            });
+            recs.push(r);
+        }
+    }
+}
+
+pub fn run_all(args: &RunArgs) -> Results {
+    let started = Instant::now();
+    let g = crate::gpu::open(&args.backend).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
+    eprintln!("device: {} ({:?}, driver {} {})", g.info.name, g.info.backend, g.info.driver, g.info.driver_info);
+    let k = K::new(&g).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(2)
+    });
+    let ctx = Ctx { g: &g, k: &k, args };
+    let mut records = Vec::new();
+    for case in &args.cases {
+        let (w, size) = case.split_once(':').unwrap_or_else(|| panic!("case `{case}`: expected workload:size"));
+        eprintln!("{case}:");
+        let recs = match w {
+            "triangle" => triangle(&ctx, parse_num(size)),
+            "tree" => tree(&ctx, parse_num(size)),
+            "bfs" => bfs(&ctx, size),
+            "collatz" => collatz(&ctx, parse_num(size)),
+            other => panic!("unknown workload `{other}`"),
+        };
+        records.extend(recs);
+    }
+    let meta = serde_json::json!({
+        "device": format!("{} ({:?})", g.info.name, g.info.backend),
+        "adapter": {
+            "name": g.info.name, "backend": format!("{:?}", g.info.backend), "driver": g.info.driver,
+            "driver_info": g.info.driver_info, "device_type": format!("{:?}", g.info.device_type),
+        },
+        "timestamp_query": false,
+        "timing": "wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded)",
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+        "note": args.note,
+        "cpu_threads": rayon::current_num_threads(),
+        "git_commit": std::process::Command::new("git").args(["rev-parse", "HEAD"]).output().ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        "total_seconds": started.elapsed().as_secs_f64(),
+    });
+    Results { meta, records }
+}
+
+fn parse_num(s: &str) -> u64 {
+    s.parse::<f64>().unwrap_or_else(|_| panic!("bad number `{s}`")) as u64
+}
+
+// ------------------------------------------------------------------------------------------
+// triangle
+
+fn triangle_input(sum: u64, mean: u64) -> Vec<u32> {
+    let e = (sum / mean.max(1)).max(1) as usize;
+    let mut rng = reference::Rng::new(0x7121);
+    let w: Vec<u64> = (0..e).map(|_| rng.below(2 * mean + 1)).collect();
+    let total: u64 = w.iter().sum::<u64>().max(1);
+    let mut n: Vec<u32> = w.iter().map(|&x| (x as u128 * sum as u128 / total as u128) as u32).collect();
+    let mut rest = sum - n.iter().map(|&x| x as u64).sum::<u64>();
+    let mut i = 0;
+    while rest > 0 {
+        n[i % e] += 1;
+        rest -= 1;
+        i += 1;
+    }
+    n
+}
+
+fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
+    let (g, k) = (ctx.g, ctx.k);
+    let n = triangle_input(sum, ctx.args.mean_children);
+    let e = n.len() as u64;
+    let case = format!("sum={sum:.0e}", sum = sum as f64);
+    let want = reference::triangle(&n);
+    let n_bytes = words_bytes(&n);
+    let mut recs = Vec::new();
+    let reps = ctx.args.reps;
+
+    if ctx.wants("cpu") {
+        recs.push(measure("triangle", &case, sum, "cpu", reps, || {
+            let t = Instant::now();
+            let got: Vec<u32> = n
+                .par_iter()
+                .map(|&v| {
+                    let mut s = 0u32;
+                    for k in 0..v {
+                        s = s.wrapping_add(std::hint::black_box(k) + 1);
+                    }
+                    s
+                })
+                .collect();
+            let secs = t.elapsed().as_secs_f64();
+            check("sums", &got, &want)?;
+            Ok(Sample { secs, peak: 0, ..Default::default() })
+        }));
+    }
+
+    if ctx.wants("static") {
+        recs.push(measure("triangle", &case, sum, "static", reps, || {
+            let mem = Mem::default();
+            let mut off = Vec::with_capacity(n.len() + 1);
+            let mut acc = 0u32;
+            for &x in &n {
+                off.push(acc);
+                acc += x;
+            }
+            off.push(acc);
+            let offb = g.upload(&mem, "offsets", &words_bytes(&off))?;
+            let sums = g.buffer(&mem, "sums", 4 * e)?;
+            let p = g.uniform(&[sum as u32, e as u32]);
+            g.idle();
+            let t = Instant::now();
+            let mut enc = g.device.create_command_encoder(&Default::default());
+            g.dispatch(&mut enc, k.get("tri_static"), &[&offb, &sums, &p], sum);
+            g.submit_wait(enc);
+            let secs = t.elapsed().as_secs_f64();
+            check("sums", &g.read_all(&sums), &want)?;
+            Ok(Sample { secs, peak: mem.peak(), launches: 1, ..Default::default() })
+        }));
+    }
+
+    if ctx.wants("expand") {
+        recs.push(measure("triangle", &case, sum, "expand", reps, || {
+            let mem = Mem::default();
+            let nb = g.upload(&mem, "n", &n_bytes)?;
+            let sums = g.buffer(&mem, "sums", 4 * e)?;
+            g.idle();
+            let t = Instant::now();
+            let counts = g.buffer(&mem, "counts", 4 * (e + 1))?;
+            let p = g.uniform(&[e as u32]);
+            let mut enc = g.device.create_command_encoder(&Default::default());
+            g.dispatch(&mut enc, k.get("tri_count"), &[&nb, &counts, &p], e);
+            let temps = scan(g, k, &mem, &mut enc, &counts, e + 1)?;
+            let total = g.read(&counts, 4 * e, 4, Some(enc))[0] as u64;
+            free_all(&mem, temps);
+            let children = g.buffer(&mem, "children", 8 * total)?;
+            let p2 = g.uniform(&[total as u32]);
+            let mut enc = g.device.create_command_encoder(&Default::default());
+            g.dispatch(&mut enc, k.get("tri_write"), &[&nb, &counts, &children, &p], e);
+            g.dispatch(&mut enc, k.get("tri_leaf"), &[&children, &sums, &p2], total);
+            g.submit_wait(enc);
+            let secs = t.elapsed().as_secs_f64();
+            let peak = mem.peak();
+            mem.free(children);
+            mem.free(counts);
+            check("sums", &g.read_all(&sums), &want)?;
+            Ok(Sample { secs, peak, relaunches: 1, launches: 4, extra: serde_json::json!({ "levels": 2 }), ..Default::default() })
+        }));
+    }
+
+    let verify = |out: &[(String, Vec<u8>)]| check("sums", &words(&out[0].1), &want);
+    ctx.dyngc(&mut recs, "triangle", &case, sum, &[("n", &n_bytes)], &[], &verify);
+    recs
+}
+
+// ------------------------------------------------------------------------------------------
+// tree
+
+const TREE_CHILDREN: u32 = 4;
+
+/// (seed, max_depth) whose tree (max_children 4) has a node count closest to `target`.
+fn tree_params(target: u64) -> (u32, u32, u64) {
+    let dmax = ((target as f64).log2().ceil() as u32 + 2).min(24);
+    let best = (0u32..16)
+        .into_par_iter()
+        .map(|seed| {
+            let per = reference::tree(seed, dmax, TREE_CHILDREN);
+            let mut acc = 0u64;
+            let mut best = (f64::MAX, 0, 0);
+            for (d, &c) in per.iter().enumerate().take(dmax as usize + 1) {
+                acc += c as u64;
+                let err = ((acc as f64).ln() - (target as f64).ln()).abs();
+                if err < best.0 {
+                    best = (err, d as u32, acc);
+                }
+            }
+            (best.0, seed, best.1, best.2)
+        })
+        .reduce(|| (f64::MAX, 0, 0, 0), |a, b| if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a });
+    (best.1, best.2, best.3)
+}
+
+fn tree_cpu(seed: u32, max_depth: u32) -> Vec<u32> {
+    // Serial down to a wide enough frontier, then one subtree per task.
+    let mut per = vec![0u32; 25];
+    let mut frontier = vec![0u32];
+    let mut depth = 0u32;
+    while frontier.len() < 256 && depth < max_depth && !frontier.is_empty() {
+        let mut next = Vec::new();
+        for &id in &frontier {
+            per[depth as usize] += 1;
+            let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
+            for j in 0..c {
+                next.push(reference::pcg(id.wrapping_add(j).wrapping_add(1)));
+            }
+        }
+        frontier = next;
+        depth += 1;
+    }
+    let rest = frontier
+        .par_iter()
+        .map(|&root| {
+            let mut per = vec![0u32; 25];
+            let mut stack = vec![(root, depth)];
+            while let Some((id, d)) = stack.pop() {
+                per[d as usize] += 1;
+                if d < max_depth {
+                    let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
+                    for j in 0..c {
+                        stack.push((reference::pcg(id.wrapping_add(j).wrapping_add(1)), d + 1));
+                    }
+                }
+            }
+            per
+        })
+        .reduce(|| vec![0u32; 25], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+    per.iter().zip(&rest).map(|(x, y)| x + y).collect()
+}
+
+fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
+    let (g, k) = (ctx.g, ctx.k);
+    let (seed, max_depth, nodes) = tree_params(target);
+    let case = format!("nodes={:.0e}", target as f64);
+    eprintln!("  tree: seed {seed}, max_depth {max_depth}, max_children {TREE_CHILDREN}: {nodes} nodes");
+    let want = reference::tree(seed, max_depth, TREE_CHILDREN);
+    let mut recs = Vec::new();
+    let reps = ctx.args.reps;
+    let extra = serde_json::json!({ "seed": seed, "max_depth": max_depth, "max_children": TREE_CHILDREN, "nodes": nodes });
+
+    if ctx.wants("cpu") {
+        recs.push(measure("tree", &case, nodes, "cpu", reps, || {
+            let t = Instant::now();
+            let got = tree_cpu(seed, max_depth);
+            let secs = t.elapsed().as_secs_f64();
+            check("per_depth", &got, &want)?;
+            Ok(Sample { secs, extra: extra.clone(), ..Default::default() })
+        }));
+    }
+    let params = [seed, max_depth, TREE_CHILDREN];
+
+    if ctx.wants("static") {
+        // The whole node list, known in advance.
+        let mut list: Vec<u32> = Vec::with_capacity(2 * nodes as usize);
+        let mut level = vec![0u32];
+        for d in 0..=max_depth {
+            let mut next = Vec::new();
+            for &id in &level {
+                list.extend_from_slice(&[id, d]);
+                if d < max_depth {
+                    let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
+                    next.extend((0..c).map(|j| reference::pcg(id.wrapping_add(j).wrapping_add(1))));
+                }
+            }
+            level = next;
+        }
+        let list_bytes = words_bytes(&list);
+        recs.push(measure("tree", &case, nodes, "static", reps, || {
+            let mem = Mem::default();
+            let nb = g.upload(&mem, "nodes", &list_bytes)?;
+            let per = g.buffer(&mem, "per_depth", 100)?;
+            let p = g.uniform(&[nodes as u32, 0, max_depth, seed, TREE_CHILDREN]);
+            g.idle();
+            let t = Instant::now();
+            let mut enc = g.device.create_command_encoder(&Default::default());
+            g.dispatch(&mut enc, k.get("tree_static"), &[&nb, &per, &p], nodes);
+            g.submit_wait(enc);
+            let secs = t.elapsed().as_secs_f64();
+            check("per_depth", &g.read_all(&per), &want)?;
+            Ok(Sample { secs, peak: mem.peak(), launches: 1, extra: extra.clone(), ..Default::default() })
+        }));
+    }
+
+    if ctx.wants("expand") {
+        recs.push(measure("tree", &case, nodes, "expand", reps, || {
+            let mem = Mem::default();
+            let per = g.buffer(&mem, "per_depth", 100)?;
+            let mut ids = g.upload(&mem, "level 0", &words_bytes(&[0]))?;
+            g.idle();
+            let t = Instant::now();
+            let (mut m, mut depth, mut round_trips, mut dispatches) = (1u64, 0u32, 0u64, 0u64);
+            loop {
+                let counts = g.buffer(&mem, "counts", 4 * (m + 1))?;
+                let p = g.uniform(&[m as u32, depth, max_depth, seed, TREE_CHILDREN]);
+                let mut enc = g.device.create_command_encoder(&Default::default());
+                g.dispatch(&mut enc, k.get("tree_count"), &[&ids, &counts, &per, &p], m);
+                dispatches += 1;
+                if depth == max_depth {
+                    g.submit_wait(enc);
+                    free_all(&mem, vec![ids, counts]);
+                    break;
+                }
+                let temps = scan(g, k, &mem, &mut enc, &counts, m + 1)?;
+                dispatches += 2 * temps.len() as u64 - 1;
+                let total = g.read(&counts, 4 * m, 4, Some(enc))[0] as u64;
+                round_trips += 1;
+                free_all(&mem, temps);
+                if total == 0 {
+                    free_all(&mem, vec![ids, counts]);
+                    break;
+                }
+                let next = g.buffer(&mem, "next level", 4 * total)?;
+                let mut enc = g.device.create_command_encoder(&Default::default());
+                g.dispatch(&mut enc, k.get("tree_write"), &[&ids, &counts, &next, &p], m);
+                dispatches += 1;
+                g.queue.submit([enc.finish()]);
+                free_all(&mem, vec![ids, counts]);
+                ids = next;
+                m = total;
+                depth += 1;
+            }
+            g.idle();
+            let secs = t.elapsed().as_secs_f64();
+            check("per_depth", &g.read_all(&per), &want)?;
+            Ok(Sample { secs, peak: mem.peak(), relaunches: round_trips, launches: dispatches, extra: extra.clone(), ..Default::default() })
+        }));
+    }
+
+    let verify = |out: &[(String, Vec<u8>)]| check("per_depth", &words(&out[0].1), &want);
+    ctx.dyngc(&mut recs, "tree", &case, nodes, &[], &[("seed", params[0]), ("max_depth", params[1]), ("max_children", params[2])], &verify);
+    recs
+}
+
+// ------------------------------------------------------------------------------------------
+// bfs
+
+/// Graph500 Kronecker generator (A, B, C = 0.57, 0.19, 0.19; edge factor 16), vertex labels
+/// permuted, self-loops dropped, symmetrized into CSR.
+pub fn kronecker(scale: u32, edge_factor: u64, seed: u64) -> reference::Csr {
+    let n = 1usize << scale;
+    let m = edge_factor as usize * n;
+    let (a, b, c) = (0.57f64, 0.19f64, 0.19f64);
+    let ab = a + b;
+    let c_norm = c / (1.0 - ab);
+    let a_norm = a / ab;
+    let chunks = 64usize;
+    let per = m.div_ceil(chunks);
+    let edges: Vec<(u32, u32)> = (0..chunks)
+        .into_par_iter()
+        .flat_map_iter(|ch| {
+            let mut rng = reference::Rng::new(seed ^ (ch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let count = per.min(m.saturating_sub(ch * per));
+            let mut out = Vec::with_capacity(count);
+            for _ in 0..count {
+                let (mut u, mut v) = (0u32, 0u32);
+                for bit in 0..scale {
+                    let r1 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    let r2 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    let ii = r1 > ab;
+                    let jj = r2 > if ii { c_norm } else { a_norm };
+                    u |= (ii as u32) << bit;
+                    v |= (jj as u32) << bit;
+                }
+                out.push((u, v));
+            }
+            out
+        })
+        .collect();
+    // Permute vertex labels.
+    let mut perm: Vec<u32> = (0..n as u32).collect();
+    let mut rng = reference::Rng::new(seed.wrapping_add(1));
+    for i in (1..n).rev() {
+        perm.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut deg = vec![0u32; n + 1];
+    for &(u, v) in &edges {
+        if u != v {
+            deg[perm[u as usize] as usize + 1] += 1;
+            deg[perm[v as usize] as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        deg[i + 1] += deg[i];
+    }
+    let row_ptr = deg.clone();
+    let mut fill = deg;
+    let mut col_idx = vec![0u32; row_ptr[n] as usize];
+    for &(u, v) in &edges {
+        if u != v {
+            let (pu, pv) = (perm[u as usize], perm[v as usize]);
+            col_idx[fill[pu as usize] as usize] = pv;
+            fill[pu as usize] += 1;
+            col_idx[fill[pv as usize] as usize] = pu;
+            fill[pv as usize] += 1;
+        }
+    }
+    reference::Csr { row_ptr, col_idx }
+}
+
+fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
+    let (g, k) = (ctx.g, ctx.k);
+    let t = Instant::now();
+    let (graph, source) = if let Some(s) = spec.strip_prefix("kron") {
+        let scale: u32 = s.parse().expect("kron scale");
+        let gr = kronecker(scale, 16, 0x6500 + scale as u64);
+        // The first vertex (in a fixed pseudo-random order) with an edge, as Graph500 picks roots.
+        let mut rng = reference::Rng::new(17);
+        let v = gr.row_ptr.len() as u64 - 1;
+        let src = loop {
+            let c = rng.below(v) as usize;
+            if gr.row_ptr[c + 1] > gr.row_ptr[c] {
+                break c as u32;
+            }
+        };
+        (gr, src)
+    } else if let Some(s) = spec.strip_prefix("path") {
+        (reference::Csr::path(parse_num(s) as usize), 0)
+    } else if let Some(s) = spec.strip_prefix("star") {
+        (reference::Csr::star(parse_num(s) as usize), 1)
+    } else {
+        panic!("bfs case `{spec}`: kronN, pathN or starN")
+    };
+    let v = graph.row_ptr.len() as u64 - 1;
+    let want = reference::bfs(&graph.row_ptr, &graph.col_idx, source);
+    let reached = want.iter().filter(|&&d| d != u32::MAX).count();
+    let units: u64 = (0..v as usize).filter(|&i| want[i] != u32::MAX).map(|i| (graph.row_ptr[i + 1] - graph.row_ptr[i]) as u64).sum();
+    let levels = want.iter().filter(|&&d| d != u32::MAX).max().copied().unwrap_or(0);
+    eprintln!(
+        "  bfs {spec}: {v} vertices, {} directed edges, {reached} reached, {levels} levels, {units} edges scanned (built in {:.1} s)",
+        graph.col_idx.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let case = spec.to_string();
+    let extra = serde_json::json!({ "vertices": v, "directed_edges": graph.col_idx.len(), "reached": reached, "levels": levels, "source": source });
+    let row_bytes = words_bytes(&graph.row_ptr);
+    let col_bytes = words_bytes(&graph.col_idx);
+    let mut recs = Vec::new();
+    let reps = ctx.args.reps;
+
+    if ctx.wants("cpu") {
+        recs.push(measure("bfs", &case, units, "cpu", reps, || {
+            let t = Instant::now();
+            let got = reference::bfs(&graph.row_ptr, &graph.col_idx, source);
+            let secs = t.elapsed().as_secs_f64();
+            check("dist", &got, &want)?;
+            Ok(Sample { secs, extra: serde_json::json!({ "serial": true }), ..Default::default() })
+        }));
+    }
+
+    if ctx.wants("expand") {
+        recs.push(measure("bfs", &case, units, "expand", reps, || {
+            let mem = Mem::default();
+            let row = g.upload(&mem, "row_ptr", &row_bytes)?;
+            let col = g.upload(&mem, "col_idx", &col_bytes)?;
+            let mut d0 = vec![u32::MAX; v as usize];
+            d0[source as usize] = 0;
+            let dist = g.upload(&mem, "dist", &words_bytes(&d0))?;
+            let mut frontier = g.upload(&mem, "frontier", &words_bytes(&[source]))?;
+            g.idle();
+            let t = Instant::now();
+            let (mut m, mut level, mut round_trips, mut dispatches) = (1u64, 0u32, 0u64, 0u64);
+            loop {
+                level += 1;
+                let counts = g.buffer(&mem, "counts", 4 * (m + 1))?;
+                let p = g.uniform(&[m as u32]);
+                let mut enc = g.device.create_command_encoder(&Default::default());
+                g.dispatch(&mut enc, k.get("bfs_count"), &[&frontier, &row, &counts, &p], m);
+                let temps = scan(g, k, &mem, &mut enc, &counts, m + 1)?;
+                dispatches += 2 * temps.len() as u64;
+                let total = g.read(&counts, 4 * m, 4, Some(enc))[0] as u64;
+                round_trips += 1;
+                free_all(&mem, temps);
+                if total == 0 {
+                    free_all(&mem, vec![frontier, counts]);
+                    break;
+                }
+                let pairs = g.buffer(&mem, "edge children", 8 * total)?;
+                let flags = g.buffer(&mem, "flags", 4 * (total + 1))?;
+                let p2 = g.uniform(&[total as u32, level]);
+                let mut enc = g.device.create_command_encoder(&Default::default());
+                g.dispatch(&mut enc, k.get("bfs_write"), &[&frontier, &counts, &pairs, &p], m);
+                g.dispatch(&mut enc, k.get("bfs_relax"), &[&pairs, &row, &col, &dist, &flags, &p2], total);
+                let temps = scan(g, k, &mem, &mut enc, &flags, total + 1)?;
+                dispatches += 2 * temps.len() as u64 + 1;
+                let found = g.read(&flags, 4 * total, 4, Some(enc))[0] as u64;
+                round_trips += 1;
+                free_all(&mem, temps);
+                free_all(&mem, vec![frontier, counts]);
+                if found == 0 {
+                    free_all(&mem, vec![pairs, flags]);
+                    break;
+                }
+                let next = g.buffer(&mem, "frontier", 4 * found)?;
+                let mut enc = g.device.create_command_encoder(&Default::default());
+                g.dispatch(&mut enc, k.get("bfs_compact"), &[&pairs, &row, &col, &flags, &next, &p2], total);
+                dispatches += 1;
+                g.queue.submit([enc.finish()]);
+                free_all(&mem, vec![pairs, flags]);
+                frontier = next;
+                m = found;
+            }
+            g.idle();
+            let secs = t.elapsed().as_secs_f64();
+            check("dist", &g.read_all(&dist), &want)?;
+            Ok(Sample { secs, peak: mem.peak(), relaunches: round_trips, launches: dispatches, extra: extra.clone(), ..Default::default() })
+        }));
+    }
+
+    let verify = |out: &[(String, Vec<u8>)]| check("dist", &words(&out[0].1), &want);
+    ctx.dyngc(&mut recs, "bfs", &case, units, &[("row_ptr", &row_bytes), ("col_idx", &col_bytes)], &[("source", source)], &verify);
+    for r in recs.iter_mut() {
+        if r.extra.is_null() {
+            r.extra = extra.clone();
+        }
+    }
+    recs
+}
+
+// ------------------------------------------------------------------------------------------
+// collatz
+
+fn collatz(ctx: &Ctx, count: u64) -> Vec<Record> {
+    let (g, k) = (ctx.g, ctx.k);
+    let x: Vec<u32> = (1..=count as u32).collect();
+    let want = reference::collatz(&x);
+    let units: u64 = want.iter().map(|&s| s as u64).sum();
+    let case = format!("n={:.0e}", count as f64);
+    let x_bytes = words_bytes(&x);
+    let mut recs = Vec::new();
+    let reps = ctx.args.reps;
+    if ctx.wants("cpu") {
+        recs.push(measure("collatz", &case, units, "cpu", reps, || {
+            let t = Instant::now();
+            let got: Vec<u32> = x.par_chunks(4096).flat_map_iter(|c| reference::collatz(c)).collect();
+            let secs = t.elapsed().as_secs_f64();
+            check("steps", &got, &want)?;
+            Ok(Sample { secs, ..Default::default() })
+        }));
+    }
+    if ctx.wants("static") {
+        recs.push(measure("collatz", &case, units, "static", reps, || {
+            let mem = Mem::default();
+            let xb = g.upload(&mem, "x", &x_bytes)?;
+            let steps = g.buffer(&mem, "steps", 4 * count)?;
+            let p = g.uniform(&[count as u32]);
+            g.idle();
+            let t = Instant::now();
+            let mut enc = g.device.create_command_encoder(&Default::default());
+            g.dispatch(&mut enc, k.get("collatz_static"), &[&xb, &steps, &p], count);
+            g.submit_wait(enc);
+            let secs = t.elapsed().as_secs_f64();
+            check("steps", &g.read_all(&steps), &want)?;
+            Ok(Sample { secs, peak: mem.peak(), launches: 1, ..Default::default() })
+        }));
+    }
+    let verify = |out: &[(String, Vec<u8>)]| check("steps", &words(&out[0].1), &want);
+    ctx.dyngc(&mut recs, "collatz", &case, units, &[("x", &x_bytes)], &[], &verify);
+    recs
+}

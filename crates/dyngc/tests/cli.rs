@@ -1,0 +1,839 @@
+//! The `dyngc` binary end to end: exit codes, message formats, graph output, file handling and
+//! the run command's checks of inputs, parameters and arena sizes. Runs that reach the GPU use
+//! SwiftShader when it is installed (see scripts/test); without any adapter they check only that
+//! the failure says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const EXAMPLES: [&str; 4] = ["bfs", "collatz", "tree", "triangle"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example(name: &str) -> PathBuf {
+    root().join("examples").join(format!("{name}.dyn"))
+}
+
+/// A fresh directory for one test.
+fn tmp(test: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dyngc-cli").join(test);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn dyngc(args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dyngc"));
+    cmd.args(args).env_remove("RUST_BACKTRACE");
+    // Never lavapipe: prefer SwiftShader when it is there and nothing else was chosen.
+    let swiftshader = "/usr/lib/chromium/vk_swiftshader_icd.json";
+    if std::env::var_os("VK_ICD_FILENAMES").is_none() && Path::new(swiftshader).exists() {
+        cmd.env("VK_ICD_FILENAMES", swiftshader);
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            cmd.env("WGPU_BACKEND", "vulkan");
+        }
+    }
+    cmd.output().expect("dyngc runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[track_caller]
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "exit status\n--- stdout\n{}\n--- stderr\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+}
+
+fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap();
+    p
+}
+
+/// A minimal `.npy` writer (format 1.0, C order), independent of the crate under test.
+fn npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) {
+    let shape = match shape {
+        [n] => format!("({n},)"),
+        s => format!("({})", s.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn u32s(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The data of a `.npy` file written by dyngc (header skipped), as u32 words.
+fn read_npy_u32(path: &Path) -> (String, Vec<u32>) {
+    let bytes = std::fs::read(path).unwrap();
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8_lossy(&bytes[10..10 + len]).into_owned();
+    let words = bytes[10 + len..]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    (header, words)
+}
+
+// ---------------------------------------------------------------- explain
+
+#[test]
+fn explain_prints_a_code() {
+    let out = dyngc(&["explain", "DYN0300"]);
+    assert_exit(&out, 0);
+    assert!(text(&out.stdout).starts_with("# DYN0300"), "{}", text(&out.stdout));
+    // Prefix and leading zeros are optional, case does not matter.
+    for spelling in ["300", "dyn300", "Dyn0300"] {
+        let again = dyngc(&["explain", spelling]);
+        assert_exit(&again, 0);
+        assert_eq!(again.stdout, out.stdout);
+    }
+}
+
+#[test]
+fn explain_rejects_unknown_codes() {
+    for code in ["DYN9999", "hello", ""] {
+        let out = dyngc(&["explain", code]);
+        assert_exit(&out, 2);
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("is not a dyngc diagnostic code") && err.contains("DYN0300"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn explain_lists_every_code() {
+    let out = dyngc(&["explain", "--list"]);
+    assert_exit(&out, 0);
+    let list = text(&out.stdout);
+    assert!(list.lines().count() >= 30, "{list}");
+    assert!(list.lines().all(|l| l.starts_with("DYN")), "{list}");
+    assert!(list.contains("DYN0001  syntax error"), "{list}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_exit(&dyngc(&[]), 2);
+    assert_exit(&dyngc(&["frobnicate"]), 2);
+    assert_exit(&dyngc(&["check"]), 2);
+    assert_exit(&dyngc(&["check", "--color", "sometimes", "x.dyn"]), 2);
+    let help = dyngc(&["run", "--help"]);
+    assert_exit(&help, 0);
+    assert!(text(&help.stdout).contains("--arena"));
+}
+
+// ---------------------------------------------------------------- check
+
+#[test]
+fn check_accepts_the_examples() {
+    let paths: Vec<String> = EXAMPLES.iter().map(|e| example(e).display().to_string()).collect();
+    let args: Vec<&str> = std::iter::once("check")
+        .chain(paths.iter().map(|s| s.as_str()))
+        .collect();
+    let out = dyngc(&args);
+    assert_exit(&out, 0);
+    assert!(!text(&out.stderr).contains("error"), "{}", text(&out.stderr));
+}
+
+const BAD: &str = "input x: array<u32>;\nstage s(@index i: u32) { spawn nope(1u); }\nentry s(len(y));\n";
+
+#[test]
+fn check_reports_errors_with_exit_1() {
+    let d = tmp("check_errors");
+    let bad = write(&d, "bad.dyn", BAD);
+    let out = dyngc(&["--color", "never", "check", bad.to_str().unwrap()]);
+    assert_exit(&out, 1);
+    let err = text(&out.stderr);
+    assert!(err.contains("error[DYN0100]"), "{err}");
+    assert!(err.contains("bad.dyn:2:"), "{err}");
+    assert!(err.contains("help: did you mean `x`?"), "{err}");
+    assert!(
+        err.contains(&format!("error: could not check `{}` (2 errors)", bad.display())),
+        "{err}"
+    );
+    // One bad file among good ones still fails.
+    let good = example("collatz");
+    let out = dyngc(&["check", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_exit(&out, 1);
+}
+
+#[test]
+fn check_allows_warnings() {
+    let d = tmp("check_warnings");
+    let src = std::fs::read_to_string(example("triangle")).unwrap()
+        + "\nstage orphan(i: u32) {\n    atomicAdd(&sums[i], 1u);\n}\n";
+    let f = write(&d, "warn.dyn", &src);
+    let out = dyngc(&["--color=never", "check", f.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let err = text(&out.stderr);
+    assert!(err.contains("warning[DYN0302]"), "{err}");
+    assert!(err.contains("generated 1 warning"), "{err}");
+}
+
+#[test]
+fn check_io_errors_exit_2() {
+    let d = tmp("check_io");
+    let missing = d.join("missing.dyn");
+    let out = dyngc(&["check", missing.to_str().unwrap()]);
+    assert_exit(&out, 2);
+    assert!(text(&out.stderr).contains(&format!("could not read `{}`", missing.display())));
+    let binary = d.join("binary.dyn");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x80]).unwrap();
+    let out = dyngc(&["check", binary.to_str().unwrap()]);
+    assert_exit(&out, 2);
+    assert!(text(&out.stderr).contains("not UTF-8"), "{}", text(&out.stderr));
+    let out = dyngc(&["check", d.to_str().unwrap()]);
+    assert_exit(&out, 2);
+    // IO errors win over program errors in the exit status.
+    let bad = write(&d, "bad.dyn", BAD);
+    assert_exit(&dyngc(&["check", bad.to_str().unwrap(), missing.to_str().unwrap()]), 2);
+}
+
+#[test]
+fn check_json_lines() {
+    let d = tmp("check_json");
+    let bad = write(&d, "bad.dyn", BAD);
+    let out = dyngc(&["--message-format", "json", "check", bad.to_str().unwrap()]);
+    assert_exit(&out, 1);
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    let first: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(first["file"], bad.display().to_string());
+    assert_eq!(first["code"], "DYN0100");
+    assert_eq!(first["severity"], "error");
+    assert!(first["message"].as_str().unwrap().contains("nope"));
+    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(2), Some(32)));
+    let label = &first["labels"][0];
+    assert_eq!(label["primary"], true);
+    assert_eq!((label["line"].as_u64(), label["column"].as_u64()), (Some(2), Some(32)));
+    assert_eq!(&BAD[label["start"].as_u64().unwrap() as usize..][..4], "nope");
+    assert!(first["notes"].is_array());
+    assert!(first.get("hint").is_some());
+    let second: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(second["hint"], "did you mean `x`?");
+    // Field order as documented.
+    assert!(lines[0].starts_with(r#"{"file":"#), "{}", lines[0]);
+    // The human summary still goes to stderr.
+    assert!(text(&out.stderr).contains("could not check"));
+    // Clean files print nothing.
+    let out = dyngc(&["--message-format=json", "check", example("bfs").to_str().unwrap()]);
+    assert_exit(&out, 0);
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn color_is_off_for_pipes_and_on_when_asked() {
+    let d = tmp("color");
+    let bad = write(&d, "bad.dyn", BAD);
+    let plain = dyngc(&["check", bad.to_str().unwrap()]);
+    assert!(!text(&plain.stderr).contains('\x1b'));
+    let colored = dyngc(&["--color", "always", "check", bad.to_str().unwrap()]);
+    assert!(text(&colored.stderr).contains('\x1b'));
+}
+
+/// Deterministic pseudo-random text in the shape of `.dyn` source.
+fn garbage(seed: u64, len: usize) -> String {
+    const PIECES: &[&str] = &[
+        "stage",
+        "spawn",
+        "become",
+        "entry",
+        "input",
+        "output",
+        "buffer",
+        "param",
+        "struct",
+        "@keyed(",
+        "@max_depth(",
+        "@index",
+        "array<",
+        "u32",
+        "f32",
+        "vec3<f32>",
+        "atomic<",
+        ">",
+        "<",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ";",
+        ":",
+        ",",
+        "=",
+        "len(",
+        "x",
+        "n",
+        "0u",
+        "-1",
+        "0xFFFFFFFFu",
+        "1.5",
+        "if",
+        "for",
+        "loop",
+        "//",
+        "/*",
+        "*/",
+        "\n",
+        " ",
+        "\"",
+        "é",
+        "🦀",
+        "\t",
+        "+",
+        "*",
+        "/",
+        "-",
+        "@",
+        "#",
+        "\\",
+        "'",
+    ];
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut out = String::new();
+    while out.len() < len {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        out.push_str(PIECES[(s >> 33) as usize % PIECES.len()]);
+    }
+    out
+}
+
+#[test]
+fn garbage_never_panics() {
+    let d = tmp("garbage");
+    let mut files = Vec::new();
+    for seed in 0..24 {
+        files.push(write(
+            &d,
+            &format!("g{seed}.dyn"),
+            &garbage(seed, 40 + 50 * seed as usize),
+        ));
+    }
+    // Mutations of real programs: truncated at every few bytes.
+    let src = std::fs::read_to_string(example("bfs")).unwrap();
+    for cut in (0..src.len()).step_by(97) {
+        let cut = (0..=cut).rev().find(|&i| src.is_char_boundary(i)).unwrap();
+        files.push(write(&d, &format!("cut{cut}.dyn"), &src[..cut]));
+    }
+    files.push(write(&d, "empty.dyn", ""));
+    for f in &files {
+        let f = f.to_str().unwrap();
+        for args in [
+            vec!["check", f],
+            vec!["--message-format", "json", "check", f],
+            vec!["graph", f],
+        ] {
+            let out = dyngc(&args);
+            let code = out.status.code();
+            assert!(
+                matches!(code, Some(0) | Some(1)),
+                "{args:?}: {code:?}\n{}",
+                text(&out.stderr)
+            );
+            assert!(
+                !text(&out.stderr).contains("panicked") && !text(&out.stderr).contains("internal error"),
+                "{args:?}\n{}",
+                text(&out.stderr)
+            );
+            if args[1] == "json" {
+                for line in text(&out.stdout).lines() {
+                    serde_json::from_str::<serde_json::Value>(line).unwrap();
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- graph
+
+#[test]
+fn graph_dot_of_the_examples() {
+    for name in EXAMPLES {
+        let out = dyngc(&["graph", example(name).to_str().unwrap()]);
+        assert_exit(&out, 0);
+        let dot = text(&out.stdout);
+        insta::assert_snapshot!(format!("graph_{name}"), dot);
+        // Deterministic.
+        assert_eq!(
+            dyngc(&["graph", example(name).to_str().unwrap(), "--format", "dot"]).stdout,
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn graph_edge_styles() {
+    let out = dyngc(&["graph", example("bfs").to_str().unwrap()]);
+    let dot = text(&out.stdout);
+    assert!(dot.contains("style=dashed, label=\"keyed\""), "{dot}");
+    assert!(dot.contains("style=bold, label=\"[end - begin]\""), "{dot}");
+    let dot = text(&dyngc(&["graph", example("collatz").to_str().unwrap()]).stdout);
+    assert!(dot.contains("style=dotted, label=\"become\""), "{dot}");
+    assert!(dot.contains("entry ->"), "{dot}");
+}
+
+#[test]
+fn graph_writes_files_and_needs_graphviz_for_images() {
+    let d = tmp("graph_files");
+    let dot_file = d.join("tree.dot");
+    let out = dyngc(&[
+        "graph",
+        example("tree").to_str().unwrap(),
+        "-o",
+        dot_file.to_str().unwrap(),
+    ]);
+    assert_exit(&out, 0);
+    assert!(std::fs::read_to_string(&dot_file)
+        .unwrap()
+        .starts_with("digraph \"tree\""));
+    let have_dot = Command::new("dot").arg("-V").output().is_ok();
+    if have_dot {
+        let svg = d.join("tree.svg");
+        assert_exit(
+            &dyngc(&["graph", example("tree").to_str().unwrap(), "-o", svg.to_str().unwrap()]),
+            0,
+        );
+        assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+        let png = dyngc(&["graph", example("tree").to_str().unwrap(), "--format", "png"]);
+        assert_exit(&png, 0);
+        assert!(png.stdout.starts_with(b"\x89PNG"));
+    }
+    // Without Graphviz on PATH: a clear error.
+    let out = Command::new(env!("CARGO_BIN_EXE_dyngc"))
+        .args(["graph", example("tree").to_str().unwrap(), "--format", "svg"])
+        .env("PATH", d.join("no-such-dir"))
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("Graphviz `dot` not found; install graphviz or use --format dot"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn graph_of_a_bad_program_reports_diagnostics() {
+    let d = tmp("graph_bad");
+    let bad = write(&d, "bad.dyn", BAD);
+    let out = dyngc(&["graph", bad.to_str().unwrap()]);
+    assert_exit(&out, 1);
+    assert!(text(&out.stderr).contains("could not graph"), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+}
+
+// ---------------------------------------------------------------- build
+
+#[test]
+fn build_writes_wgsl_and_manifest() {
+    let d = tmp("build");
+    let out_dir = d.join("nested/out");
+    let out = dyngc(&[
+        "build",
+        example("bfs").to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--emit",
+        "spv,msl,hlsl,glsl",
+    ]);
+    assert_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("minimum arena: "), "{stdout}");
+    let wgsl = std::fs::read_to_string(out_dir.join("bfs.wgsl")).unwrap();
+    assert!(wgsl.contains("@compute"));
+    let manifest =
+        dyngc_artifact::Manifest::from_json(&std::fs::read_to_string(out_dir.join("bfs.manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest.name, "bfs");
+    assert!(
+        stdout.contains(&format!("({} bytes)", manifest.executor.arena.min_bytes)),
+        "{stdout}"
+    );
+    for ext in ["spv", "metal", "hlsl", "comp.glsl"] {
+        let p = out_dir.join(format!("bfs.{ext}"));
+        assert!(
+            std::fs::metadata(&p).map(|m| m.len() > 0).unwrap_or(false),
+            "{}",
+            p.display()
+        );
+    }
+    let spv = std::fs::read(out_dir.join("bfs.spv")).unwrap();
+    assert_eq!(&spv[..4], &0x0723_0203u32.to_le_bytes());
+    // Deterministic.
+    let again = d.join("again");
+    assert_exit(
+        &dyngc(&["build", example("bfs").to_str().unwrap(), "-o", again.to_str().unwrap()]),
+        0,
+    );
+    assert_eq!(std::fs::read(again.join("bfs.wgsl")).unwrap(), wgsl.as_bytes());
+}
+
+#[test]
+fn build_errors() {
+    let d = tmp("build_errors");
+    let bad = write(&d, "bad.dyn", BAD);
+    let out = dyngc(&["build", bad.to_str().unwrap(), "-o", d.join("out").to_str().unwrap()]);
+    assert_exit(&out, 1);
+    assert!(text(&out.stderr).contains("could not build"), "{}", text(&out.stderr));
+    assert!(!d.join("out").exists());
+    // The output directory cannot be created under a file.
+    let file = write(&d, "file", "");
+    let out = dyngc(&[
+        "build",
+        example("collatz").to_str().unwrap(),
+        "-o",
+        file.join("sub").to_str().unwrap(),
+    ]);
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("could not create the output directory"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_exit(
+        &dyngc(&[
+            "build",
+            example("collatz").to_str().unwrap(),
+            "-o",
+            "x",
+            "--emit",
+            "dxil",
+        ]),
+        2,
+    );
+}
+
+// ---------------------------------------------------------------- run: argument checks
+
+fn run_args<'a>(dir: &'a str, program: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["run", program, "--out", dir];
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn run_checks_inputs() {
+    let d = tmp("run_inputs");
+    let out_dir = d.join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    let prog = example("collatz");
+    let prog = prog.to_str().unwrap();
+    let good = d.join("x.npy");
+    npy(&good, "<u4", &[3], &u32s(&[1, 2, 3]));
+    let x = format!("x={}", good.display());
+
+    let out = dyngc(&run_args(out_dir, prog, &[]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("input `x` was not given"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = dyngc(&run_args(out_dir, prog, &[&x, "--input", "y=foo.npy"]));
+    assert_exit(&out, 2);
+
+    let out = dyngc(&run_args(out_dir, prog, &["--input", &x, "--input", "y=foo.npy"]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("`y` is not an input of this program (its inputs: `x`)"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = dyngc(&run_args(out_dir, prog, &["--input", &x, "--input", &x]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("input `x` was given twice"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = dyngc(&run_args(
+        out_dir,
+        prog,
+        &["--input", &format!("steps={}", good.display())],
+    ));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("`steps` is an output of this program, not an input"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = dyngc(&run_args(out_dir, prog, &["--input", "x"]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("expected NAME=PATH"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let missing = d.join("missing.npy");
+    let out = dyngc(&run_args(
+        out_dir,
+        prog,
+        &["--input", &format!("x={}", missing.display())],
+    ));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains(&format!("could not read `{}` (input `x`)", missing.display())),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!Path::new(out_dir).exists());
+}
+
+#[test]
+fn run_checks_npy_dtype_and_shape() {
+    let d = tmp("run_npy");
+    let out_dir = d.join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    let prog = example("collatz");
+    let prog = prog.to_str().unwrap();
+    type Case<'a> = (&'a str, &'a str, &'a [usize], Vec<u8>, &'a str);
+    let cases: [Case; 5] = [
+        (
+            "f4.npy",
+            "<f4",
+            &[2],
+            u32s(&[0x3f80_0000, 0x4000_0000]),
+            "has dtype `<f4`",
+        ),
+        ("i4.npy", "<i4", &[2], u32s(&[1, 2]), "has dtype `<i4`"),
+        ("u8.npy", "<u8", &[1], vec![1, 0, 0, 0, 0, 0, 0, 0], "has dtype `<u8`"),
+        (
+            "2d.npy",
+            "<u4",
+            &[2, 2],
+            u32s(&[1, 2, 3, 4]),
+            "needs an array of shape (N,), but",
+        ),
+        ("junk.npy", "", &[], b"just text".to_vec(), "is not a .npy file"),
+    ];
+    for (file, descr, shape, data, expect) in cases {
+        let p = d.join(file);
+        if descr.is_empty() {
+            std::fs::write(&p, &data).unwrap();
+        } else {
+            npy(&p, descr, shape, &data);
+        }
+        let out = dyngc(&run_args(out_dir, prog, &["--input", &format!("x={}", p.display())]));
+        assert_exit(&out, 2);
+        let err = text(&out.stderr);
+        assert!(err.contains(expect), "{file}: {err}");
+        assert!(err.contains(&p.display().to_string()), "{file}: {err}");
+        if descr.starts_with('<') && !descr.contains("u4") {
+            assert!(
+                err.contains("input `x`") && err.contains("needs dtype `<u4`"),
+                "{file}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn run_checks_params() {
+    let d = tmp("run_params");
+    let out_dir = d.join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    let prog = example("tree");
+    let prog = prog.to_str().unwrap();
+    let out = dyngc(&run_args(
+        out_dir,
+        prog,
+        &["--param", "seed=1", "--param", "max_depth=3"],
+    ));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("parameter `max_children` has no default and was not given"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = dyngc(&run_args(out_dir, prog, &["--param", "sed=1"]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("unknown parameter `sed` (known parameters: `seed`, `max_depth`, `max_children`)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = dyngc(&run_args(out_dir, prog, &["--param", "seed=-1"]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("invalid value `-1` for parameter `seed` (u32)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = dyngc(&run_args(out_dir, prog, &["--param", "seed"]));
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("expected NAME=VALUE"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn run_checks_arena_sizes() {
+    let d = tmp("run_arena");
+    let out_dir = d.join("out");
+    let out_dir = out_dir.to_str().unwrap();
+    let prog = example("tree");
+    let prog = prog.to_str().unwrap();
+    let params = [
+        "--param",
+        "seed=5",
+        "--param",
+        "max_depth=3",
+        "--param",
+        "max_children=3",
+    ];
+    let arena = |size: &str| {
+        let mut a = params.to_vec();
+        a.extend(["--arena", size]);
+        dyngc(&run_args(out_dir, prog, &a))
+    };
+    // tree's smallest arena is tens of KiB: units are understood, and the error says the minimum.
+    for (size, shown) in [
+        ("1000", "1000 bytes"),
+        ("4KiB", "4 KiB"),
+        ("0.005MiB", "5.11 KiB"),
+        ("2KB", "1.95 KiB"),
+        ("8k", "8 KiB"),
+    ] {
+        let out = arena(size);
+        assert_exit(&out, 2);
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "an arena of {shown} is too small: this program needs at least"
+            )),
+            "{size}: {err}"
+        );
+    }
+    let out = arena("12XB");
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("unknown size unit `XB`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = arena("lots");
+    assert_exit(&out, 2);
+    assert!(text(&out.stderr).contains("invalid --arena"), "{}", text(&out.stderr));
+}
+
+// ---------------------------------------------------------------- run: on a device
+
+/// Runs, or returns `None` when the machine has no WebGPU adapter at all.
+fn run_on_device(args: &[&str]) -> Option<Output> {
+    let out = dyngc(args);
+    if out.status.code() == Some(1) && text(&out.stderr).contains("no GPU adapter found") {
+        assert!(text(&out.stderr).contains("VK_ICD_FILENAMES"), "{}", text(&out.stderr));
+        eprintln!("no adapter: device part skipped");
+        return None;
+    }
+    Some(out)
+}
+
+#[test]
+fn run_collatz_end_to_end() {
+    let d = tmp("run_collatz");
+    let x = d.join("x.npy");
+    let values: Vec<u32> = (1..=300).collect();
+    npy(&x, "<u4", &[values.len()], &u32s(&values));
+    let out_dir = d.join("out");
+    let Some(out) = run_on_device(&[
+        "run",
+        example("collatz").to_str().unwrap(),
+        "--input",
+        &format!("x={}", x.display()),
+        "--arena",
+        "min",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--stats=json",
+    ]) else {
+        return;
+    };
+    assert_exit(&out, 0);
+    let (header, steps) = read_npy_u32(&out_dir.join("steps.npy"));
+    assert!(
+        header.contains("'descr': '<u4'") && header.contains("'shape': (300,"),
+        "{header}"
+    );
+    let expected: Vec<u32> = values
+        .iter()
+        .map(|&v| {
+            let (mut v, mut n) = (v, 0);
+            while v > 1 {
+                v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 };
+                n += 1;
+            }
+            n
+        })
+        .collect();
+    assert_eq!(steps, expected);
+    let stats: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(stats["host"]["workers"], 1);
+    let units: u64 = stats["units_per_stage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["units"].as_u64().unwrap())
+        .sum();
+    // One `start` per element, and one `step` per value on each walk (the final 1 included).
+    assert_eq!(units, 300 + expected.iter().map(|&n| n as u64 + 1).sum::<u64>());
+}
+
+#[test]
+fn run_reports_a_violated_bound() {
+    let d = tmp("run_bound");
+    let Some(out) = run_on_device(&[
+        "run",
+        example("tree").to_str().unwrap(),
+        "--param",
+        "seed=5",
+        "--param",
+        "max_depth=30",
+        "--param",
+        "max_children=3",
+        "--out",
+        d.to_str().unwrap(),
+        "--fuel",
+        "256",
+    ]) else {
+        return;
+    };
+    assert_exit(&out, 1);
+    assert!(
+        text(&out.stderr).contains("error: stage `node` exceeded its declared @max_depth(24) (reached 25)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!d.join("per_depth.npy").exists());
+}

@@ -1,0 +1,306 @@
+//! The shipped examples under Dawn (Chromium's WebGPU, through the npm package `webgpu`, on
+//! SwiftShader's Vulkan), driven by `tests/dawn/run.mjs` — a plain-JavaScript engine that knows
+//! nothing of dyngc but the manifest. This checks that the artifact is portable beyond wgpu: Tint
+//! compiles every example's WGSL without errors (run.mjs fails on any), and the kernel computes
+//! exactly what the CPU references in `dyngc-reference` do, at the smallest arena with one worker
+//! and a fuel of 2 (thousands of relaunches, serial fallback) and at a large arena with several
+//! workers and the default fuel.
+//!
+//! Needs `node` and `tests/dawn/node_modules` (`scripts/test` installs both); without them the
+//! tests fail rather than skip. One node process per run; the four examples run in parallel.
+//! A failing run keeps its directory (WGSL, manifest, inputs, outputs) and prints the command
+//! that reproduces it.
+
+mod support;
+
+use dyngc_codegen::Artifact;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::Case;
+
+const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
+
+/// Seconds run.mjs may spend in one run's launch loop before it gives up (exit 4).
+const RUN_TIMEOUT_S: u32 = 150;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `tests/dawn/run.mjs`, after checking that node and Dawn for Node are installed.
+fn driver() -> PathBuf {
+    let dir = repo_root().join("tests/dawn");
+    let hint = "run `scripts/test` (it installs node and Dawn for Node with `npm ci` in tests/dawn)";
+    match Command::new("node").arg("--version").output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!("`node --version` failed ({}): {hint}", o.status),
+        Err(e) => panic!("node is not installed ({e}): {hint}"),
+    }
+    let module = dir.join("node_modules/webgpu");
+    assert!(module.is_dir(), "{} is missing: {hint}", module.display());
+    dir.join("run.mjs")
+}
+
+/// Executor settings of one run.
+#[derive(Clone, Copy, Debug)]
+struct Setting {
+    label: &'static str,
+    /// `None`: the artifact's `min_bytes`.
+    arena: Option<u64>,
+    workers: u32,
+    /// `None`: the manifest's default.
+    fuel: Option<u32>,
+}
+
+/// The smallest arena, one worker, two scheduler steps per launch: every unit is relaunched
+/// many times over and spawns find the 4-slot ring full.
+const TINY: Setting = Setting {
+    label: "min-arena-1-worker-fuel-2",
+    arena: None,
+    workers: 1,
+    fuel: Some(2),
+};
+
+/// Plenty of arena, several workers, the default fuel.
+const LARGE: Setting = Setting {
+    label: "large-arena-16-workers",
+    arena: Some(32 << 20),
+    workers: 16,
+    fuel: None,
+};
+
+/// What came back from one run.
+struct Outcome {
+    status: std::process::ExitStatus,
+    stderr: String,
+    dir: PathBuf,
+    command: String,
+}
+
+/// Writes the artifact and the case's inputs to a fresh temporary directory and runs run.mjs
+/// on them; `extra` arguments are appended.
+fn launch(artifact: &Artifact, case: &Case, setting: Setting, extra: &[&str]) -> Outcome {
+    let run_mjs = driver();
+    let name = &artifact.manifest.name;
+    let dir = std::env::temp_dir().join(format!("dyngc-dawn-{}-{name}-{}", std::process::id(), setting.label));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let wgsl = dir.join(format!("{name}.wgsl"));
+    let manifest = dir.join(format!("{name}.manifest.json"));
+    std::fs::write(&wgsl, &artifact.wgsl).unwrap();
+    std::fs::write(&manifest, artifact.manifest.to_json()).unwrap();
+
+    let arena = setting.arena.unwrap_or(artifact.manifest.executor.arena.min_bytes);
+    let mut args: Vec<String> = vec![
+        run_mjs.display().to_string(),
+        "--wgsl".into(),
+        wgsl.display().to_string(),
+        "--manifest".into(),
+        manifest.display().to_string(),
+        "--arena".into(),
+        arena.to_string(),
+        "--workers".into(),
+        setting.workers.to_string(),
+        "--timeout".into(),
+        RUN_TIMEOUT_S.to_string(),
+        "--out".into(),
+        dir.join("out").display().to_string(),
+    ];
+    if let Some(fuel) = setting.fuel {
+        args.extend(["--fuel".into(), fuel.to_string()]);
+    }
+    for (input, bytes) in case.input_bytes() {
+        let file = dir.join(format!("{input}.bin"));
+        std::fs::write(&file, bytes).unwrap();
+        args.extend(["--input".into(), format!("{input}={}", file.display())]);
+    }
+    for (param, value) in &case.params {
+        args.extend(["--param".into(), format!("{param}={value}")]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+
+    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
+    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
+    let command = format!("VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {}", args.join(" "));
+    let output = Command::new("node")
+        .args(&args)
+        .env("VK_ICD_FILENAMES", &icd)
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .output()
+        .unwrap_or_else(|e| panic!("could not start node: {e}"));
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Outcome {
+        status: output.status,
+        stderr,
+        dir,
+        command,
+    }
+}
+
+/// Runs `case` at `setting` and compares outputs and per-stage unit counts with the reference.
+/// Returns the run's stats.json.
+fn run_and_compare(artifact: &Artifact, case: &Case, setting: Setting) -> serde_json::Value {
+    let started = std::time::Instant::now();
+    let out = launch(artifact, case, setting, &[]);
+    let what = format!("{} ({}) at {}", case.example, case.label, setting.label);
+    let repro = format!(
+        "reproduce with:\n  {}\n(files kept in {})",
+        out.command,
+        out.dir.display()
+    );
+    assert!(
+        out.status.success(),
+        "{what}: run.mjs failed ({}):\n{}\n{repro}",
+        out.status,
+        out.stderr
+    );
+
+    // Tint's warnings are not errors, but show them.
+    if out.stderr.contains("tint:") {
+        eprintln!(
+            "{what}: {}",
+            out.stderr
+                .lines()
+                .filter(|l| l.contains("tint:"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(out.dir.join("out/stats.json")).unwrap())
+        .unwrap_or_else(|e| panic!("{what}: stats.json: {e}\n{repro}"));
+    assert_eq!(stats["done"], 1, "{what}: done word {}\n{repro}", stats["done"]);
+    assert!(stats["error"].is_null(), "{what}: error {}\n{repro}", stats["error"]);
+    if setting.arena.is_none() {
+        assert_eq!(stats["host"]["workers"], 1, "{what}: {}", stats["host"]);
+        assert_eq!(
+            stats["host"]["ring_slots"], artifact.manifest.executor.arena.min_ring_slots,
+            "{what}: the minimum arena holds the smallest ring: {}",
+            stats["host"]
+        );
+    } else {
+        assert_eq!(stats["host"]["workers"], setting.workers, "{what}: {}", stats["host"]);
+    }
+
+    let got: Vec<(String, Vec<u32>)> = case
+        .expected
+        .iter()
+        .map(|(name, _)| {
+            let bytes = std::fs::read(out.dir.join(format!("out/{name}.bin")))
+                .unwrap_or_else(|e| panic!("{what}: output `{name}`: {e}\n{repro}"));
+            (name.clone(), support::u32s(&bytes))
+        })
+        .collect();
+    if let Some(diff) = support::compare_outputs(&case.expected, &got) {
+        panic!("{what}: {diff}\n{repro}");
+    }
+    for (stage, want) in &case.units {
+        let have = stats["units_per_stage"][stage].as_u64().unwrap_or_else(|| {
+            panic!(
+                "{what}: no unit count for stage `{stage}` in {}",
+                stats["units_per_stage"]
+            )
+        });
+        assert!(
+            want.admits(have),
+            "{what}: stage `{stage}` ran {have} units, expected {want}\n{repro}"
+        );
+    }
+    assert_eq!(stats["stats"]["pending"], 0, "{what}: {}", stats["stats"]);
+    eprintln!(
+        "dawn: {what}: ok in {:.1} s ({} submissions, {} units)",
+        started.elapsed().as_secs_f64(),
+        stats["host"]["submissions"],
+        case.min_total_units()
+    );
+    let _ = std::fs::remove_dir_all(&out.dir);
+    stats
+}
+
+fn check_example(case: Case) {
+    let artifact = support::compile(case.example);
+    run_and_compare(&artifact, &case, TINY);
+    run_and_compare(&artifact, &case, LARGE);
+}
+
+#[test]
+fn triangle_under_dawn() {
+    // Zeros, ones, small values and a few big fan-outs, among them 92682 and 92683 (the last sum
+    // that fits in u32 and the first that wraps): about 2e5 `add` units in all.
+    let mut n = support::triangle_mixed(256, 7);
+    for v in &mut n {
+        if *v == 50_000 {
+            *v = 2_000;
+        }
+    }
+    check_example(support::triangle_case("mixed 256", n));
+}
+
+#[test]
+fn collatz_under_dawn() {
+    check_example(support::collatz_case("1..=2000", (1..=2000).collect()));
+}
+
+#[test]
+fn tree_under_dawn() {
+    let (max_depth, max_children) = (16, 3);
+    let seed = support::tree_seed(max_depth, max_children, 2_000, 100_000);
+    let case = support::tree_case(
+        format!("seed {seed}, depth {max_depth}, {max_children} children"),
+        seed,
+        max_depth,
+        max_children,
+    );
+    check_example(case);
+}
+
+#[test]
+fn bfs_under_dawn() {
+    let g = dyngc_reference::Csr::random(2000, 5000, 11);
+    check_example(support::bfs_case("random 2000 vertices", &g, 0));
+}
+
+/// A kernel error reaches the engine: a tree deeper than the declared `@max_depth(24)` stops
+/// with MAX_DEPTH in stage `node`, and run.mjs exits 3 naming both.
+#[test]
+fn kernel_errors_are_reported_under_dawn() {
+    let max_children = 3;
+    let seed = (0..10_000)
+        .find(|&s| support::tree_parents_at(s, max_children, 24) > 0)
+        .expect("a seed whose tree grows past depth 24");
+    let mut case = support::tree_case(format!("seed {seed}, depth 24"), seed, 24, max_children);
+    case.params.iter_mut().find(|(n, _)| n == "max_depth").unwrap().1 = 30;
+    let artifact = support::compile("tree");
+    let out = launch(
+        &artifact,
+        &case,
+        Setting {
+            label: "max-depth-error",
+            ..LARGE
+        },
+        &[],
+    );
+    let repro = format!("reproduce with:\n  {}", out.command);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "expected exit 3 (kernel error), got {}:\n{}\n{repro}",
+        out.status,
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("MAX_DEPTH") && out.stderr.contains("`node`"),
+        "the message names neither the error nor the stage:\n{}\n{repro}",
+        out.stderr
+    );
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.dir.join("out/stats.json")).unwrap()).unwrap();
+    assert_eq!(stats["error"]["name"], "MAX_DEPTH", "{stats}");
+    assert_eq!(stats["error"]["stage"], "node", "{stats}");
+    assert_eq!(stats["error"]["bound"], 24, "{stats}");
+    let _ = std::fs::remove_dir_all(&out.dir);
+}

@@ -1,0 +1,491 @@
+//! The megakernel against the CPU references, on a real WebGPU device (SwiftShader in CI).
+//!
+//! Every shipped example runs for every combination of arena (the minimum, about four times the
+//! minimum, 64 MiB), requested workers (1, 4, 64) and fuel (2, forcing many re-launches, and the
+//! manifest's default); every output must equal the reference exactly, `pending` must be 0 and
+//! each stage must have run the number of units the reference predicts. The smallest arena holds
+//! one worker and the smallest ring, so the big inputs must take the serial fallback there. Two
+//! more tests check that violated declarations (`@max_depth`, `@keyed` domain) stop the run with
+//! the kernel's error instead of an output.
+//!
+//! There is no skipping: without an adapter the tests fail (install SwiftShader and set
+//! `VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json`; `scripts/test` does).
+
+mod support;
+
+use dyngc_reference::Csr;
+use dyngc_runtime::{open_gpu, Error, Executor, Gpu, KernelError, Plan, RunSetup, Stats, WaitOptions};
+use std::fmt;
+use std::sync::{LazyLock, OnceLock};
+use std::time::{Duration, Instant};
+use support::Case;
+
+/// One device for the whole binary.
+static GPU: LazyLock<Gpu> = LazyLock::new(|| {
+    let gpu = pollster::block_on(open_gpu()).unwrap_or_else(|e| {
+        panic!("no WebGPU device for the GPU tests: {e}\n(these tests never skip; scripts/test installs SwiftShader)")
+    });
+    eprintln!("adapter: {} ({:?})", gpu.info.name, gpu.info.backend);
+    gpu
+});
+
+/// Each example compiled and turned into pipelines once, on first use.
+static EXECUTORS: [OnceLock<Executor>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+
+fn executor(example: &str) -> &'static Executor {
+    let i = support::EXAMPLES
+        .iter()
+        .position(|&e| e == example)
+        .expect("a shipped example");
+    EXECUTORS[i].get_or_init(|| {
+        let artifact = support::compile(example);
+        Executor::new(&GPU.device, &artifact.manifest, &artifact.wgsl).unwrap_or_else(|e| panic!("{example}: {e}"))
+    })
+}
+
+/// Wall-clock limit of one run: far above what any case here needs, so a hang fails instead of
+/// waiting for the runtime's default ten minutes.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+const LARGE_ARENA: u64 = 64 << 20;
+const TINY_FUEL: u32 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arena {
+    /// `executor.arena.min_bytes`: one worker and the smallest ring.
+    Min,
+    /// Four times the minimum.
+    Quad,
+    /// 64 MiB.
+    Large,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Combo {
+    arena: Arena,
+    arena_bytes: u64,
+    workers: u32,
+    fuel: u32,
+    tiny_fuel: bool,
+}
+
+impl fmt::Display for Combo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "arena {:?} ({} bytes), {} workers requested, fuel {}{}",
+            self.arena,
+            self.arena_bytes,
+            self.workers,
+            self.fuel,
+            if self.tiny_fuel { " (tiny)" } else { " (default)" }
+        )
+    }
+}
+
+/// Every arena × workers × fuel combination for this executor's manifest.
+fn combos(exec: &Executor) -> Vec<Combo> {
+    let ex = &exec.manifest().executor;
+    let min = ex.arena.min_bytes;
+    let mut out = Vec::new();
+    for (arena, arena_bytes) in [(Arena::Min, min), (Arena::Quad, 4 * min), (Arena::Large, LARGE_ARENA)] {
+        for workers in [1, 4, 64] {
+            for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
+                out.push(Combo {
+                    arena,
+                    arena_bytes,
+                    workers,
+                    fuel,
+                    tiny_fuel,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What one completed run left.
+struct Outcome {
+    plan: Plan,
+    stats: Stats,
+    outputs: Vec<(String, Vec<u32>)>,
+}
+
+fn setup_for<'a>(case: &Case, inputs: &'a [(String, Vec<u8>)], combo: &Combo) -> RunSetup<'a> {
+    let mut setup = RunSetup::new(combo.arena_bytes);
+    for (name, bytes) in inputs {
+        setup.input(name.clone(), bytes);
+    }
+    for (name, value) in &case.params {
+        setup.param(name.clone(), *value);
+    }
+    setup.workers(combo.workers).fuel(combo.fuel);
+    setup
+}
+
+/// Prepares and executes one run; the plan comes back with the error too.
+fn run(case: &Case, combo: &Combo) -> Result<Outcome, (Option<Plan>, Error)> {
+    let exec = executor(case.example);
+    let inputs = case.input_bytes();
+    let setup = setup_for(case, &inputs, combo);
+    let mut run = exec.prepare(&GPU.queue, &setup).map_err(|e| (None, e))?;
+    let plan = run.plan().clone();
+    let opts = WaitOptions {
+        timeout: RUN_TIMEOUT,
+        ..Default::default()
+    };
+    let stats = match run.execute(&opts, &mut |_| {}) {
+        Ok(stats) => stats,
+        Err(e) => return Err((Some(plan), e)),
+    };
+    let outputs = run
+        .read_outputs()
+        .map_err(|e| (Some(plan.clone()), e))?
+        .into_iter()
+        .map(|(name, bytes)| (name, support::u32s(&bytes)))
+        .collect();
+    Ok(Outcome { plan, stats, outputs })
+}
+
+/// Extra per-example statistics checks: `Err` with what failed.
+type Extra<'a> = &'a dyn Fn(&Combo, &Outcome) -> Result<(), String>;
+
+fn stat(stats: &Stats, name: &str) -> Result<u64, String> {
+    stats
+        .get(name)
+        .ok_or_else(|| format!("the manifest has no `{name}` statistic"))
+}
+
+/// Runs `case` under every combination and checks each run; panics at the end listing every
+/// failed combination with the plan and statistics.
+fn check_matrix(case: &Case, expect_min_arena_fallback: bool, extra: Extra<'_>) {
+    let exec = executor(case.example);
+    let started = Instant::now();
+    let mut failures = Vec::new();
+    for combo in combos(exec) {
+        let t = Instant::now();
+        let result = run(case, &combo);
+        let secs = t.elapsed().as_secs_f64();
+        match result {
+            Err((plan, e)) => {
+                let plan = plan.map_or_else(String::new, |p| {
+                    format!("\n  plan: {} workers, {} ring slots", p.workers, p.ring_slots)
+                });
+                failures.push(format!(
+                    "{} `{}` [{combo}]: run failed: {e}{plan}",
+                    case.example, case.label
+                ));
+            }
+            Ok(outcome) => {
+                let mut problems = check_outcome(exec, case, &combo, &outcome);
+                if expect_min_arena_fallback
+                    && combo.arena == Arena::Min
+                    && stat(&outcome.stats, "fallback_spawns") == Ok(0)
+                {
+                    problems.push(
+                        "the minimum arena (one worker, smallest ring) should have forced the serial fallback, but fallback_spawns = 0"
+                            .into(),
+                    );
+                }
+                if let Err(e) = extra(&combo, &outcome) {
+                    problems.push(e);
+                }
+                if problems.is_empty() {
+                    eprintln!(
+                        "ok   {:<8} {:<28} [{combo}] -> {} workers, {} slots, {} submissions, fallback {}, {secs:.2} s",
+                        case.example,
+                        case.label,
+                        outcome.plan.workers,
+                        outcome.plan.ring_slots,
+                        outcome.stats.host.submissions,
+                        outcome.stats.get("fallback_spawns").unwrap_or(0),
+                    );
+                } else {
+                    failures.push(format!(
+                        "{} `{}` [{combo}]:\n  - {}\n{}",
+                        case.example,
+                        case.label,
+                        problems.join("\n  - "),
+                        outcome.stats
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} `{}`: all combinations in {:.1} s",
+        case.example,
+        case.label,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of 18 combinations failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The checks every completed run must pass: the plan and host statistics report what was asked
+/// (workers clamped to the arena), nothing is pending, every output equals the reference and the
+/// unit counts match.
+fn check_outcome(exec: &Executor, case: &Case, combo: &Combo, o: &Outcome) -> Vec<String> {
+    let m = exec.manifest();
+    let mut problems = Vec::new();
+    let fit = m.max_workers(combo.arena_bytes);
+    let want_workers = combo.workers.min(fit).max(1);
+    if combo.arena == Arena::Min && o.plan.workers != 1 {
+        problems.push(format!(
+            "the minimum arena holds one worker, the plan has {}",
+            o.plan.workers
+        ));
+    }
+    if o.plan.workers != want_workers || o.stats.host.workers != o.plan.workers {
+        problems.push(format!(
+            "workers: requested {}, the arena holds {fit}; plan says {}, host stats say {} (expected {want_workers})",
+            combo.workers, o.plan.workers, o.stats.host.workers
+        ));
+    }
+    if o.plan.fuel != combo.fuel || o.stats.host.fuel != combo.fuel {
+        problems.push(format!(
+            "fuel: asked {}, plan {}, host stats {}",
+            combo.fuel, o.plan.fuel, o.stats.host.fuel
+        ));
+    }
+    if o.plan.arena_bytes > combo.arena_bytes {
+        problems.push(format!(
+            "the plan uses {} arena bytes of the {} given",
+            o.plan.arena_bytes, combo.arena_bytes
+        ));
+    }
+    match stat(&o.stats, "pending") {
+        Ok(0) => {}
+        Ok(p) => problems.push(format!("pending = {p} after a completed run (expected 0)")),
+        Err(e) => problems.push(e),
+    }
+    if let Some(d) = support::compare_outputs(&case.expected, &o.outputs) {
+        problems.push(d);
+    }
+    let stages: Vec<&str> = o.stats.units_per_stage.iter().map(|(s, _)| s.as_str()).collect();
+    let expected_stages: Vec<&str> = case.units.iter().map(|(s, _)| s.as_str()).collect();
+    if stages != expected_stages {
+        problems.push(format!("stages {stages:?} reported, expected {expected_stages:?}"));
+    }
+    for (stage, want) in &case.units {
+        let got = o.stats.units(stage);
+        if !got.is_some_and(|g| want.admits(g)) {
+            problems.push(format!("stage `{stage}` ran {got:?} units, expected {want}"));
+        }
+    }
+    // The largest arena leaves a ring of millions of slots, more than all frames any case here
+    // makes, and a single worker never loses a reservation race: nothing can fall back.
+    if combo.arena == Arena::Large && o.plan.workers == 1 {
+        if (o.plan.ring_slots as u64) < 4 * case.min_total_units().max(1 << 16) {
+            problems.push(format!(
+                "test sizing: the large arena's ring ({} slots) should dwarf the run's {} units",
+                o.plan.ring_slots,
+                case.min_total_units()
+            ));
+        }
+        match stat(&o.stats, "fallback_spawns") {
+            Ok(0) => {}
+            Ok(n) => problems.push(format!(
+                "{n} fallback spawns with one worker and a ring that never fills"
+            )),
+            Err(e) => problems.push(e),
+        }
+    }
+    problems
+}
+
+fn no_extra(_: &Combo, _: &Outcome) -> Result<(), String> {
+    Ok(())
+}
+
+/// A run expected to stop with a kernel error: returns it, failing on anything else.
+fn expect_kernel_error(case: &Case, combo: &Combo) -> KernelError {
+    match run(case, combo) {
+        Err((_, Error::Kernel(k))) => k,
+        Err((_, e)) => panic!(
+            "{} `{}` [{combo}]: expected a kernel error, got: {e}",
+            case.example, case.label
+        ),
+        Ok(o) => panic!(
+            "{} `{}` [{combo}]: expected a kernel error, the run completed with outputs {:?}\n{}",
+            case.example,
+            case.label,
+            o.outputs
+                .iter()
+                .map(|(n, v)| (n, &v[..v.len().min(32)]))
+                .collect::<Vec<_>>(),
+            o.stats
+        ),
+    }
+}
+
+/// A few combinations for the error tests: the smallest and the largest configurations.
+fn error_combos(exec: &Executor) -> Vec<Combo> {
+    combos(exec)
+        .into_iter()
+        .filter(|c| (c.arena == Arena::Min && c.workers == 1) || (c.arena == Arena::Large && c.workers == 64))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// triangle
+
+#[test]
+fn triangle_mixed_sizes() {
+    let n = support::triangle_mixed(1500, 1);
+    let case = support::triangle_case("mixed n, 1500 elements", n);
+    check_matrix(&case, true, &|combo, o| {
+        // One worker with fuel 2 takes at most one batch (64 indices) of the entry range per
+        // launch: with more than 128 elements it always leaves work on its stack.
+        if combo.tiny_fuel && o.plan.workers == 1 && stat(&o.stats, "fuel_exhaustions")? == 0 {
+            return Err("fuel 2 with one worker and 1500 elements should exhaust the fuel".into());
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn triangle_zeros_and_ones() {
+    check_matrix(&support::triangle_case("zeros", vec![0; 700]), false, &no_extra);
+    check_matrix(&support::triangle_case("ones", vec![1; 700]), false, &no_extra);
+    // 92683 is the first n whose sum wraps around 2^32.
+    check_matrix(&support::triangle_case("single n = 92683", vec![92_683]), false, &no_extra);
+}
+
+#[test]
+fn triangle_empty_input() {
+    check_matrix(&support::triangle_case("empty", vec![]), false, &no_extra);
+}
+
+// ---------------------------------------------------------------------------------------------
+// collatz
+
+#[test]
+fn collatz_random() {
+    let x = support::collatz_inputs(1000, 2000, 2);
+    let case = support::collatz_case("1000 values below 2000", x);
+    check_matrix(&case, false, &|combo, o| {
+        // `step` loops through `become` only: carries stay on the worker's stack, never fall back.
+        let fallbacks = stat(&o.stats, "fallback_spawns")?;
+        if fallbacks != 0 {
+            return Err(format!("collatz has no spawns, yet fallback_spawns = {fallbacks}"));
+        }
+        // Fuel 2 is one claim and one batch per launch; the batch's carries are still on the
+        // stack when the fuel runs out.
+        if combo.tiny_fuel && stat(&o.stats, "fuel_exhaustions")? == 0 {
+            return Err("fuel 2 should leave carries on a stack: fuel_exhaustions = 0".into());
+        }
+        Ok(())
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// tree
+
+#[test]
+fn tree_depth_24() {
+    let seed = support::tree_seed(24, 3, 3_000, 6_000);
+    let case = support::tree_case(format!("seed {seed}, depth 24, 3 children"), seed, 24, 3);
+    check_matrix(&case, true, &no_extra);
+}
+
+#[test]
+fn tree_shallow_and_wide() {
+    let seed = support::tree_seed(6, 8, 2_000, 6_000);
+    let case = support::tree_case(format!("seed {seed}, depth 6, 8 children"), seed, 6, 8);
+    check_matrix(&case, true, &no_extra);
+}
+
+/// `max_depth = 25` lets a chain of `node` recurse past its declared `@max_depth(24)`: the kernel
+/// must stop with MAX_DEPTH on `node` instead of writing past `per_depth`.
+#[test]
+fn tree_past_declared_depth_is_a_kernel_error() {
+    let seed = support::tree_seed(24, 3, 3_000, 6_000);
+    assert!(
+        support::tree_parents_at(seed, 3, 24) > 0,
+        "the tree must want to grow below depth 24"
+    );
+    let mut case = support::tree_case("max_depth 25", seed, 24, 3);
+    case.params[1].1 = 25;
+    for combo in error_combos(executor("tree")) {
+        let k = expect_kernel_error(&case, &combo);
+        assert_eq!(k.name, "MAX_DEPTH", "[{combo}] {k}");
+        assert_eq!(k.stage.as_deref(), Some("node"), "[{combo}] {k}");
+        assert_eq!((k.value, k.bound), (25, 24), "[{combo}] {k}");
+        assert!(k.to_string().contains("stage `node`"), "[{combo}] {k}");
+        eprintln!("ok   tree max_depth 25 [{combo}]: {k}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// bfs
+
+#[test]
+fn bfs_random_graph() {
+    let g = Csr::random(2000, 8000, 3);
+    check_matrix(
+        &support::bfs_case("random, 2000 vertices, 16000 arcs", &g, 0),
+        true,
+        &no_extra,
+    );
+}
+
+#[test]
+fn bfs_path() {
+    // Deep: one vertex per level, from the middle so both directions run.
+    let g = Csr::path(600);
+    check_matrix(&support::bfs_case("path of 600, from 300", &g, 300), false, &no_extra);
+}
+
+#[test]
+fn bfs_star() {
+    // Wide: one level holding every other vertex; from a leaf, so the hub is at distance 1.
+    let g = Csr::star(3000);
+    check_matrix(&support::bfs_case("star of 3000, from leaf 7", &g, 7), true, &no_extra);
+}
+
+#[test]
+fn bfs_unreachable_vertices() {
+    let g = support::bfs_partly_reachable(1000, 500, 100, 6, 4);
+    let case = support::bfs_case("1000 reachable, 600 not", &g, 0);
+    assert_eq!(case.expected[0].1.iter().filter(|&&d| d == u32::MAX).count(), 600);
+    check_matrix(&case, true, &no_extra);
+}
+
+/// A `source` outside the vertex domain is a keyed spawn out of `@keyed(len(row_ptr) - 1)`: the
+/// kernel stops with KEY_DOMAIN on `visit`, never with distances.
+#[test]
+fn bfs_source_out_of_domain_is_a_kernel_error() {
+    let g = Csr::random(200, 600, 5);
+    for source in [200, 201, u32::MAX] {
+        // The reference needs a source inside the graph; the kernel gets the bad one.
+        let mut case = support::bfs_case(format!("source {source} of 200 vertices"), &g, 0);
+        case.params[0].1 = source;
+        for combo in error_combos(executor("bfs")) {
+            let k = expect_kernel_error(&case, &combo);
+            assert_eq!(k.name, "KEY_DOMAIN", "source {source} [{combo}] {k}");
+            assert_eq!(k.stage.as_deref(), Some("visit"), "source {source} [{combo}] {k}");
+            assert_eq!((k.value, k.bound), (source, 200), "source {source} [{combo}] {k}");
+            eprintln!("ok   bfs source {source} [{combo}]: {k}");
+        }
+    }
+}
+
+/// Sanity of the sizing assumptions the matrix relies on.
+#[test]
+fn arenas_are_what_the_matrix_assumes() {
+    for example in support::EXAMPLES {
+        let exec = executor(example);
+        let m = exec.manifest();
+        let min = m.executor.arena.min_bytes;
+        assert_eq!(m.max_workers(min), 1, "{example}: the minimum arena holds one worker");
+        assert!(
+            m.max_workers(4 * min) >= 4,
+            "{example}: four times the minimum holds four workers"
+        );
+        assert!(m.max_workers(LARGE_ARENA) >= 64, "{example}: 64 MiB holds 64 workers");
+    }
+}

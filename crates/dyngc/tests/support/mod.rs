@@ -1,0 +1,336 @@
+//! Shared by the GPU test binaries (`gpu_examples`, `dawn`): compiling the shipped examples,
+//! deterministic inputs for them, and the expected outputs and per-stage unit counts computed by
+//! the independent CPU references in `dyngc-reference`.
+//!
+//! Use with `mod support;` from a file in `crates/dyngc/tests/`. Not every binary uses every
+//! helper, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+use dyngc_reference::{self as reference, Csr, Rng};
+use std::fmt;
+use std::path::PathBuf;
+
+/// The shipped examples, in the order the tests use them.
+pub const EXAMPLES: [&str; 4] = ["triangle", "collatz", "tree", "bfs"];
+
+/// `examples/<name>.dyn`.
+pub fn example_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(format!("{name}.dyn"))
+}
+
+/// Parses, checks and generates `examples/<name>.dyn`; panics with the diagnostics on failure.
+pub fn compile(name: &str) -> dyngc_codegen::Artifact {
+    let path = example_path(name);
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let parsed = dyngc_syntax::parse(&source);
+    assert!(
+        !parsed.diagnostics.iter().any(|d| d.is_error()),
+        "{}: {:#?}",
+        path.display(),
+        parsed.diagnostics
+    );
+    let checked = dyngc_ir::check(&parsed.file, &source, name);
+    let program = checked
+        .program
+        .unwrap_or_else(|| panic!("{}: {:#?}", path.display(), checked.diagnostics));
+    dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{}: {d:#?}", path.display()))
+}
+
+/// Little-endian bytes of `u32` words, as inputs are uploaded.
+pub fn words(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// `u32` words of little-endian bytes, as outputs are read back.
+pub fn u32s(bytes: &[u8]) -> Vec<u32> {
+    assert!(
+        bytes.len() % 4 == 0,
+        "{} bytes is not a whole number of u32 words",
+        bytes.len()
+    );
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// What a stage's unit counter must read after a completed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Units {
+    Exact(u64),
+    /// Keyed stages may run a key more than once (once per pending period).
+    AtLeast(u64),
+}
+
+impl Units {
+    pub fn admits(self, got: u64) -> bool {
+        match self {
+            Units::Exact(n) => got == n,
+            Units::AtLeast(n) => got >= n,
+        }
+    }
+}
+
+impl fmt::Display for Units {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Units::Exact(n) => write!(f, "exactly {n}"),
+            Units::AtLeast(n) => write!(f, "at least {n}"),
+        }
+    }
+}
+
+/// One run's inputs and parameters with the outputs and unit counts the CPU reference predicts.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// `examples/<example>.dyn`.
+    pub example: &'static str,
+    /// Short description of the input shape, for messages.
+    pub label: String,
+    /// Input name and its `u32` elements (every example input is `array<u32>`).
+    pub inputs: Vec<(String, Vec<u32>)>,
+    /// Parameter name and value (all example parameters are `u32`).
+    pub params: Vec<(String, u32)>,
+    /// Every output, in manifest order, with its expected contents.
+    pub expected: Vec<(String, Vec<u32>)>,
+    /// Every stage with its expected unit count.
+    pub units: Vec<(String, Units)>,
+}
+
+impl Case {
+    /// The inputs as bytes, ready for `RunSetup::input`.
+    pub fn input_bytes(&self) -> Vec<(String, Vec<u8>)> {
+        self.inputs.iter().map(|(n, v)| (n.clone(), words(v))).collect()
+    }
+
+    /// Total units the run must execute (exact stages) or at least execute (keyed ones).
+    pub fn min_total_units(&self) -> u64 {
+        self.units
+            .iter()
+            .map(|(_, u)| match u {
+                Units::Exact(n) | Units::AtLeast(n) => *n,
+            })
+            .sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cases: expected outputs and unit counts from the CPU references.
+
+/// `triangle.dyn`: `sums[i] = n[i](n[i] + 1)/2`; one `element` unit per input, `n[i]` `add`
+/// units each.
+pub fn triangle_case(label: impl Into<String>, n: Vec<u32>) -> Case {
+    let sums = reference::triangle(&n);
+    let adds: u64 = n.iter().map(|&v| v as u64).sum();
+    Case {
+        example: "triangle",
+        label: label.into(),
+        units: vec![
+            ("element".into(), Units::Exact(n.len() as u64)),
+            ("add".into(), Units::Exact(adds)),
+        ],
+        inputs: vec![("n".into(), n)],
+        params: vec![],
+        expected: vec![("sums".into(), sums)],
+    }
+}
+
+/// `collatz.dyn`: step counts; one `start` unit per input, `steps[i] + 1` `step` units each
+/// (the last one sees the value 1 and stops).
+pub fn collatz_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+    let steps = reference::collatz(&x);
+    let step_units: u64 = steps.iter().map(|&s| s as u64 + 1).sum();
+    Case {
+        example: "collatz",
+        label: label.into(),
+        units: vec![
+            ("start".into(), Units::Exact(x.len() as u64)),
+            ("step".into(), Units::Exact(step_units)),
+        ],
+        inputs: vec![("x".into(), x)],
+        params: vec![],
+        expected: vec![("steps".into(), steps)],
+    }
+}
+
+/// `tree.dyn`: nodes per depth; one `root` unit, one `node` unit per tree node and one `child`
+/// unit per node below the root.
+pub fn tree_case(label: impl Into<String>, seed: u32, max_depth: u32, max_children: u32) -> Case {
+    assert!(max_depth <= 24, "the reference and `per_depth` hold depths 0..=24");
+    let per_depth = reference::tree(seed, max_depth, max_children);
+    let nodes: u64 = per_depth.iter().map(|&c| c as u64).sum();
+    Case {
+        example: "tree",
+        label: label.into(),
+        inputs: vec![],
+        params: vec![
+            ("seed".into(), seed),
+            ("max_depth".into(), max_depth),
+            ("max_children".into(), max_children),
+        ],
+        expected: vec![("per_depth".into(), per_depth)],
+        units: vec![
+            ("root".into(), Units::Exact(1)),
+            ("node".into(), Units::Exact(nodes)),
+            ("child".into(), Units::Exact(nodes - 1)),
+        ],
+    }
+}
+
+/// `bfs.dyn`: hop distances (`u32::MAX` where unreachable). One `seed` unit; `visit` runs every
+/// reachable vertex at least once and each of those runs fans out over the vertex's edges, so
+/// `relax` runs at least the reachable vertices' total degree.
+pub fn bfs_case(label: impl Into<String>, g: &Csr, source: u32) -> Case {
+    let dist = reference::bfs(&g.row_ptr, &g.col_idx, source);
+    let reachable: Vec<usize> = (0..dist.len()).filter(|&v| dist[v] != u32::MAX).collect();
+    let degree: u64 = reachable
+        .iter()
+        .map(|&v| (g.row_ptr[v + 1] - g.row_ptr[v]) as u64)
+        .sum();
+    Case {
+        example: "bfs",
+        label: label.into(),
+        inputs: vec![
+            ("row_ptr".into(), g.row_ptr.clone()),
+            ("col_idx".into(), g.col_idx.clone()),
+        ],
+        params: vec![("source".into(), source)],
+        expected: vec![("dist".into(), dist)],
+        units: vec![
+            ("seed".into(), Units::Exact(1)),
+            ("visit".into(), Units::AtLeast(reachable.len() as u64)),
+            ("relax".into(), Units::AtLeast(degree)),
+        ],
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input generators (deterministic: SplitMix64 from `dyngc-reference`).
+
+/// Triangle inputs of `len` elements (at least 16): zeros, ones, small random values and a few
+/// big ones. The sum of all `n` is about `len * 16 + 55_000`.
+pub fn triangle_mixed(len: usize, seed: u64) -> Vec<u32> {
+    assert!(len >= 16);
+    let mut rng = Rng::new(seed);
+    let mut n: Vec<u32> = (0..len)
+        .map(|_| match rng.below(8) {
+            0 => 0,
+            1 => 1,
+            _ => rng.below(40) as u32,
+        })
+        .collect();
+    // Big fan-outs at spread-out positions.
+    let big = [50_000, 4096, 129, 65];
+    for (k, &b) in big.iter().enumerate() {
+        n[(k * len / big.len() + 3) % len] = b;
+    }
+    n
+}
+
+/// Collatz inputs: `len` values in `1..limit`, with 1, 2, 27 (111 steps) and 97 placed first.
+pub fn collatz_inputs(len: usize, limit: u32, seed: u64) -> Vec<u32> {
+    let mut rng = Rng::new(seed);
+    let mut x: Vec<u32> = [1, 2, 27, 97].into_iter().take(len).collect();
+    while x.len() < len {
+        x.push(1 + rng.below(limit as u64 - 1) as u32);
+    }
+    x
+}
+
+/// The first seed (from 0) whose tree with these parameters has a root with children and
+/// between `min_nodes` and `max_nodes` nodes.
+pub fn tree_seed(max_depth: u32, max_children: u32, min_nodes: u64, max_nodes: u64) -> u32 {
+    (0..10_000)
+        .find(|&seed| {
+            let t = reference::tree(seed, max_depth, max_children);
+            let nodes: u64 = t.iter().map(|&c| c as u64).sum();
+            t[1] > 0 && (min_nodes..=max_nodes).contains(&nodes)
+        })
+        .unwrap_or_else(|| panic!("no seed below 10000 grows a tree of {min_nodes}..={max_nodes} nodes"))
+}
+
+/// Nodes at `depth` that would get children if the tree were allowed to grow past `depth`
+/// (the recursion the kernel must stop when `max_depth` exceeds the declared bound).
+pub fn tree_parents_at(seed: u32, max_children: u32, depth: u32) -> u64 {
+    let mut count = 0;
+    let mut stack = vec![(0u32, 0u32)];
+    while let Some((id, d)) = stack.pop() {
+        let c = reference::pcg(id ^ seed) % max_children.wrapping_add(1);
+        if d == depth {
+            count += (c > 0) as u64;
+            continue;
+        }
+        for j in 0..c {
+            stack.push((reference::pcg(id.wrapping_add(j).wrapping_add(1)), d + 1));
+        }
+    }
+    count
+}
+
+/// A graph where only part is reachable from vertex 0: a random component on `0..a`, another
+/// random component on `a..a + b` with one-way edges pointing *into* the first (so its vertices
+/// have edges yet stay unreachable), and `isolated` vertices without any edge at the end.
+pub fn bfs_partly_reachable(a: usize, b: usize, isolated: usize, degree: usize, seed: u64) -> Csr {
+    let mut rng = Rng::new(seed);
+    let mut edges = Vec::new();
+    let mut component = |edges: &mut Vec<(u32, u32)>, base: usize, n: usize| {
+        // A spanning path keeps the component connected; random edges make it shallow.
+        for i in 1..n {
+            edges.push(((base + i - 1) as u32, (base + i) as u32));
+            edges.push(((base + i) as u32, (base + i - 1) as u32));
+        }
+        for _ in 0..n * degree / 2 {
+            let u = (base as u64 + rng.below(n as u64)) as u32;
+            let v = (base as u64 + rng.below(n as u64)) as u32;
+            edges.push((u, v));
+            edges.push((v, u));
+        }
+    };
+    component(&mut edges, 0, a);
+    component(&mut edges, a, b);
+    for i in 0..b.min(64) {
+        edges.push(((a + i) as u32, (i % a) as u32));
+    }
+    Csr::from_edges(a + b + isolated, edges)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison.
+
+/// The first index where `got` differs from `expected` (or where one ends), with both values.
+pub fn first_mismatch(expected: &[u32], got: &[u32]) -> Option<(usize, Option<u32>, Option<u32>)> {
+    let n = expected.len().max(got.len());
+    (0..n)
+        .find(|&i| expected.get(i) != got.get(i))
+        .map(|i| (i, expected.get(i).copied(), got.get(i).copied()))
+}
+
+/// Compares every expected output with what came back; `None` when all are equal, else a
+/// description of the first difference (output, index, expected, got, lengths).
+pub fn compare_outputs(expected: &[(String, Vec<u32>)], got: &[(String, Vec<u32>)]) -> Option<String> {
+    let names = |v: &[(String, Vec<u32>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    if names(expected) != names(got) {
+        return Some(format!(
+            "outputs {:?} came back, expected {:?}",
+            names(got),
+            names(expected)
+        ));
+    }
+    for ((name, want), (_, have)) in expected.iter().zip(got) {
+        if let Some((i, e, g)) = first_mismatch(want, have) {
+            let show = |v: Option<u32>| v.map_or_else(|| "<end>".to_string(), |v| format!("{v} ({v:#x})"));
+            return Some(format!(
+                "output `{name}` differs first at index {i}: expected {}, got {} (lengths: expected {}, got {}; {} of {} elements differ)",
+                show(e),
+                show(g),
+                want.len(),
+                have.len(),
+                want.iter().zip(have).filter(|(a, b)| a != b).count() + want.len().abs_diff(have.len()),
+                want.len()
+            ));
+        }
+    }
+    None
+}

@@ -1,0 +1,575 @@
+#!/usr/bin/env node
+// Runs one dyngc artifact (NAME.wgsl + NAME.manifest.json) under Dawn — the WebGPU implementation
+// of Chromium, here through the npm package `webgpu` — using nothing but the manifest. It is the
+// launch protocol of docs/manifest.md written as a browser engine author would write it: no dyngc
+// code is linked, every size, offset and name comes from the manifest.
+//
+// Usage:
+//   node run.mjs --wgsl F.wgsl --manifest F.manifest.json \
+//                [--input NAME=FILE.bin ...] [--param NAME=VALUE ...] --arena BYTES \
+//                [--workers N] [--fuel N] [--chain N] [--timeout SECONDS] [--max-submissions N] \
+//                [--verbose] --out DIR
+//
+//   --input      an input binding's data: raw little-endian bytes, `element.size` bytes per element
+//                (its length is bytes / element.size).
+//   --param      a parameter's value: u32 (decimal or 0x hex); i32 parameters also take negative
+//                numbers and f32 parameters take decimals (stored as IEEE bits).
+//   --arena      arena bytes (at least `executor.arena.min_bytes`); decides workers and ring slots.
+//   --workers    workers requested (default `executor.defaults.workers`, clamped to the arena).
+//   --fuel       scheduler steps per workgroup per launch (default `executor.defaults.fuel`).
+//   --chain      launches per submission (default `executor.defaults.chain_length`).
+//   --timeout    wall-clock limit of the launch loop in seconds (default 300).
+//   --max-submissions  most submissions before giving up (default 1000000).
+//
+// Writes DIR/NAME.bin for every output binding (exactly `length * element.size` bytes) and
+// DIR/stats.json: the plan (workers, ring slots, arena bytes, fuel, chain length), host counters
+// (submissions, launches, elapsed), the done and error words, every `executor.control.stats` word
+// by name and the units run per stage by stage name.
+//
+// Exit status: 0 done; 1 a WebGPU error (shader compilation, validation, device loss, readback);
+// 2 bad usage, manifest or inputs; 3 the kernel reported an error (name and stage printed, and
+// stats.json still written); 4 the run did not finish within --timeout / --max-submissions.
+//
+// Environment: Dawn picks Vulkan; on a machine without a GPU point it at SwiftShader with
+//   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+// The GPU object of `create()` must stay reachable for the whole process: the package polls its
+// instance for events (mapAsync, popErrorScope, ...) and a garbage-collected GPU object leaves it
+// polling freed memory (a segfault in dawn::native::InstanceBase::ProcessEvents).
+let gpu;
+
+const EXIT_GPU = 1;
+const EXIT_USAGE = 2;
+const EXIT_KERNEL = 3;
+const EXIT_TIMEOUT = 4;
+
+function fail(code, message) {
+  process.stderr.write(`run.mjs: ${message}\n`);
+  process.exit(code);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+function parseArgs(argv) {
+  const o = { inputs: [], params: [], verbose: false, timeout: 300, maxSubmissions: 1_000_000 };
+  const value = (i, flag) => {
+    if (i + 1 >= argv.length) fail(EXIT_USAGE, `${flag} needs a value`);
+    return argv[i + 1];
+  };
+  const pair = (s, flag) => {
+    const eq = s.indexOf('=');
+    if (eq <= 0) fail(EXIT_USAGE, `${flag} takes NAME=VALUE, got \`${s}\``);
+    return [s.slice(0, eq), s.slice(eq + 1)];
+  };
+  const count = (s, flag, min) => {
+    if (!/^\d+$/.test(s)) fail(EXIT_USAGE, `${flag} takes a whole number, got \`${s}\``);
+    const n = BigInt(s);
+    if (n < BigInt(min)) fail(EXIT_USAGE, `${flag} must be at least ${min}`);
+    return n;
+  };
+  for (let i = 2; i < argv.length; i++) {
+    const a = argv[i];
+    switch (a) {
+      case '--wgsl': o.wgsl = value(i++, a); break;
+      case '--manifest': o.manifest = value(i++, a); break;
+      case '--input': o.inputs.push(pair(value(i++, a), a)); break;
+      case '--param': o.params.push(pair(value(i++, a), a)); break;
+      case '--arena': o.arena = count(value(i++, a), a, 0); break;
+      case '--workers': o.workers = Number(count(value(i++, a), a, 1)); break;
+      case '--fuel': o.fuel = Number(count(value(i++, a), a, 1)); break;
+      case '--chain': o.chain = Number(count(value(i++, a), a, 1)); break;
+      case '--timeout': o.timeout = Number(value(i++, a)); break;
+      case '--max-submissions': o.maxSubmissions = Number(count(value(i++, a), a, 1)); break;
+      case '--out': o.out = value(i++, a); break;
+      case '--verbose': o.verbose = true; break;
+      case '-h': case '--help': {
+        const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+        process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith('import'))).join('\n') + '\n');
+        process.exit(0);
+      }
+      default: fail(EXIT_USAGE, `unknown argument \`${a}\` (see --help)`);
+    }
+  }
+  for (const [flag, key] of [['--manifest', 'manifest'], ['--arena', 'arena'], ['--out', 'out']]) {
+    if (o[key] === undefined) fail(EXIT_USAGE, `${flag} is required`);
+  }
+  if (!(o.timeout > 0)) fail(EXIT_USAGE, '--timeout must be a positive number of seconds');
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host-side arithmetic (docs/manifest.md, "Length rules", "The arena", "The parameter uniform")
+
+const U64_MAX = (1n << 64n) - 1n;
+
+// Evaluates a LengthRule in u64 arithmetic; `len(name)` and `param(name)` give BigInts or undefined.
+function evalRule(rule, len, param) {
+  const [tag, arg] = Object.entries(rule)[0];
+  const two = () => [evalRule(arg[0], len, param), evalRule(arg[1], len, param)];
+  const check = (v, what) => {
+    if (v < 0n) throw new Error(`${showRule(rule)} is negative (${what})`);
+    if (v > U64_MAX) throw new Error(`${showRule(rule)} overflows`);
+    return v;
+  };
+  switch (tag) {
+    case 'const': return BigInt(arg);
+    case 'len': {
+      const v = len(arg);
+      if (v === undefined) throw new Error(`length of \`${arg}\` is not known`);
+      return v;
+    }
+    case 'param': {
+      const v = param(arg);
+      if (v === undefined) throw new Error(`parameter \`${arg}\` is not set`);
+      return v;
+    }
+    case 'add': { const [a, b] = two(); return check(a + b); }
+    case 'sub': { const [a, b] = two(); return check(a - b, `${a} - ${b}`); }
+    case 'mul': { const [a, b] = two(); return check(a * b); }
+    case 'div': {
+      const [a, b] = two();
+      if (b === 0n) throw new Error(`${showRule(rule)} divides by zero`);
+      return a / b;
+    }
+    default: throw new Error(`unknown length rule \`${tag}\``);
+  }
+}
+
+function showRule(rule) {
+  const [tag, arg] = Object.entries(rule)[0];
+  const op = { add: '+', sub: '-', mul: '*', div: '/' }[tag];
+  if (op) return `(${showRule(arg[0])} ${op} ${showRule(arg[1])})`;
+  if (tag === 'len') return `len(${arg})`;
+  return String(arg);
+}
+
+// A parameter's 32-bit pattern from its text, by the parameter's scalar kind.
+function paramBits(p, text) {
+  const bad = () => fail(EXIT_USAGE, `parameter \`${p.name}\` (${p.scalar}) cannot take \`${text}\``);
+  if (p.scalar === 'f32') {
+    const v = Number(text);
+    if (text.trim() === '' || Number.isNaN(v)) bad();
+    const dv = new DataView(new ArrayBuffer(4));
+    dv.setFloat32(0, v, true);
+    return dv.getUint32(0, true);
+  }
+  if (!/^-?(\d+|0x[0-9a-fA-F]+)$/.test(text)) bad();
+  const neg = text.startsWith('-');
+  let v = BigInt(neg ? text.slice(1) : text);
+  if (neg) v = -v;
+  if (p.scalar === 'i32' ? v < -(1n << 31n) || v >= (1n << 32n) : v < 0n || v >= (1n << 32n)) bad();
+  return Number(BigInt.asUintN(32, v));
+}
+
+const ceil4 = (n) => (n + 3n) / 4n * 4n;
+const min = (...xs) => xs.reduce((a, b) => (b < a ? b : a));
+
+// Everything decided before any GPU object exists (docs/manifest.md, launch protocol step 2).
+function plan(m, opts, limits) {
+  const ex = m.executor;
+  const lengths = new Map(); // binding name -> element count (BigInt)
+  const data = new Map(); // input name -> Uint8Array
+
+  const inputs = m.bindings.filter((b) => b.role === 'input');
+  for (const [name] of opts.inputs) {
+    if (!inputs.some((b) => b.name === name)) {
+      fail(EXIT_USAGE, `\`${name}\` is not an input (inputs: ${inputs.map((b) => b.name).join(', ') || 'none'})`);
+    }
+  }
+  for (const b of inputs) {
+    const given = opts.inputs.filter(([n]) => n === b.name);
+    if (given.length !== 1) fail(EXIT_USAGE, `input \`${b.name}\` must be given exactly once (--input ${b.name}=FILE.bin)`);
+    const bytes = new Uint8Array(readFileSync(given[0][1]));
+    if (bytes.length % b.element.size !== 0) {
+      fail(EXIT_USAGE, `input \`${b.name}\` has ${bytes.length} bytes, not a whole number of \`${b.element.wgsl}\` (${b.element.size} bytes)`);
+    }
+    const n = BigInt(bytes.length / b.element.size);
+    if (!b.array && n !== 1n) fail(EXIT_USAGE, `input \`${b.name}\` is a single \`${b.element.wgsl}\`: expected ${b.element.size} bytes`);
+    lengths.set(b.name, n);
+    data.set(b.name, bytes);
+  }
+
+  for (const [name] of opts.params) {
+    if (!m.params.some((p) => p.name === name)) {
+      fail(EXIT_USAGE, `\`${name}\` is not a parameter (parameters: ${m.params.map((p) => p.name).join(', ') || 'none'})`);
+    }
+  }
+  const params = new Map(); // name -> u32 bits (Number)
+  for (const p of m.params) {
+    const given = opts.params.filter(([n]) => n === p.name);
+    if (given.length > 1) fail(EXIT_USAGE, `parameter \`${p.name}\` is given twice`);
+    if (given.length === 1) params.set(p.name, paramBits(p, given[0][1]));
+    else if (p.default !== null && p.default !== undefined) params.set(p.name, p.default >>> 0);
+    else fail(EXIT_USAGE, `parameter \`${p.name}\` has no default and must be given (--param ${p.name}=VALUE)`);
+  }
+  const lenOf = (n) => lengths.get(n);
+  const paramOf = (n) => (params.has(n) ? BigInt(params.get(n)) : undefined);
+
+  // Outputs and buffers: rules may refer to each other's lengths, so resolve to a fixed point.
+  let pending = [];
+  for (const b of m.bindings) {
+    if (b.role !== 'output' && b.role !== 'buffer') continue;
+    if (!b.array) lengths.set(b.name, 1n);
+    else if (!b.length) fail(EXIT_USAGE, `manifest gives no length rule for \`${b.name}\``);
+    else pending.push(b);
+  }
+  while (pending.length) {
+    let failure;
+    const rest = pending.filter((b) => {
+      try {
+        lengths.set(b.name, evalRule(b.length, lenOf, paramOf));
+        return false;
+      } catch (e) {
+        failure ??= `\`${b.name}\`: ${e.message} (in \`${showRule(b.length)}\`)`;
+        return true;
+      }
+    });
+    if (rest.length === pending.length) fail(EXIT_USAGE, `the inputs do not fit the program: length of ${failure}`);
+    pending = rest;
+  }
+
+  // Marks: ceil(domain / 32) words per keyed stage, in stage id order; at least one word.
+  let marksWords = 0n;
+  for (const s of [...m.stages].sort((a, b) => a.id - b.id)) {
+    if (!s.keyed) continue;
+    let domain;
+    try {
+      domain = evalRule(s.keyed, lenOf, paramOf);
+    } catch (e) {
+      fail(EXIT_USAGE, `the inputs do not fit the program: key domain of stage \`${s.name}\`: ${e.message}`);
+    }
+    marksWords += (domain + 31n) / 32n;
+  }
+  if (marksWords < 1n) marksWords = 1n;
+
+  // The arena: as many of the requested workers as it holds, the rest is the ring.
+  const a = ex.arena;
+  const [bpw, bps, minSlots] = [BigInt(a.bytes_per_worker), BigInt(a.bytes_per_slot), BigInt(a.min_ring_slots)];
+  const A = opts.arena;
+  const maxBinding = BigInt(limits.maxStorageBufferBindingSize);
+  const maxBuffer = BigInt(limits.maxBufferSize);
+  if (A > maxBinding || A > maxBuffer) {
+    fail(EXIT_USAGE, `an arena of ${A} bytes exceeds the device's largest storage binding / buffer (${maxBinding} / ${maxBuffer} bytes)`);
+  }
+  const maxWorkers = A >= minSlots * bps ? (A - minSlots * bps) / bpw : 0n;
+  if (A < BigInt(a.min_bytes) || maxWorkers === 0n) {
+    fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
+  }
+  const requestedWorkers = opts.workers ?? ex.defaults.workers;
+  let workers = min(BigInt(requestedWorkers), maxWorkers, BigInt(limits.maxComputeWorkgroupsPerDimension));
+  if (workers < 1n) workers = 1n;
+  const fit = min((A - workers * bpw) / bps, 1n << 31n);
+  let ringSlots = 1n;
+  while (ringSlots * 2n <= fit) ringSlots *= 2n;
+  if (fit < minSlots || ringSlots < minSlots) fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
+  const arenaBytes = ceil4(workers * bpw + ringSlots * bps);
+
+  const fuel = opts.fuel ?? ex.defaults.fuel;
+  const chain = opts.chain ?? ex.defaults.chain_length;
+
+  // The parameter uniform.
+  const uniform = new DataView(new ArrayBuffer(ex.params_size));
+  uniform.setUint32(ex.config.workers, Number(workers), true);
+  uniform.setUint32(ex.config.ring_slots, Number(ringSlots), true);
+  uniform.setUint32(ex.config.fuel, fuel, true);
+  for (const p of m.params) uniform.setUint32(p.offset, params.get(p.name), true);
+
+  // One buffer per binding: data bytes and allocated bytes (at least one element and 4 bytes).
+  const buffers = m.bindings.map((b) => {
+    const size = BigInt(b.element.size);
+    let length, bytes;
+    switch (b.role) {
+      case 'input': case 'output': case 'buffer': length = lengths.get(b.name); bytes = length * size; break;
+      case 'params': length = 1n; bytes = BigInt(ex.params_size); break;
+      case 'control': length = BigInt(ex.control.words); bytes = length * 4n; break;
+      case 'arena': length = arenaBytes / 4n; bytes = arenaBytes; break;
+      case 'marks': length = marksWords; bytes = marksWords * 4n; break;
+      default: fail(EXIT_USAGE, `binding \`${b.name}\` has unknown role \`${b.role}\``);
+    }
+    let alloc = ceil4(bytes > size ? bytes : size);
+    if (alloc < 4n) alloc = 4n;
+    const limit = b.access === 'uniform' ? BigInt(limits.maxUniformBufferBindingSize) : maxBinding;
+    if (alloc > limit || alloc > maxBuffer) {
+      fail(EXIT_USAGE, `binding \`${b.name}\` needs ${alloc} bytes, more than the device allows (${limit < maxBuffer ? limit : maxBuffer})`);
+    }
+    return { binding: b, length, bytes, alloc: Number(alloc), data: data.get(b.name) };
+  });
+
+  return { workers: Number(workers), requestedWorkers, ringSlots: Number(ringSlots), arenaBytes: Number(arenaBytes), fuel, chain, params, uniform, buffers };
+}
+
+function validateManifest(m) {
+  if (m.schema !== 'dyngc-manifest/1') fail(EXIT_USAGE, `manifest schema is \`${m.schema}\`, this driver reads \`dyngc-manifest/1\``);
+  for (const role of ['params', 'control', 'arena', 'marks']) {
+    const n = m.bindings.filter((b) => b.role === role).length;
+    if (n > 1 || (n === 0 && role !== 'marks')) fail(EXIT_USAGE, `manifest has ${n} bindings with role \`${role}\``);
+  }
+  for (const b of m.bindings) {
+    if (!(b.element.size > 0 && b.element.size % 4 === 0)) fail(EXIT_USAGE, `binding \`${b.name}\` has element size ${b.element.size}`);
+    if (!['read', 'read_write', 'uniform'].includes(b.access)) fail(EXIT_USAGE, `binding \`${b.name}\` has unknown access \`${b.access}\``);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// WebGPU
+
+async function openDevice() {
+  const dawn = path.join(here, 'node_modules/webgpu/dist', `${process.platform}-${process.arch}`, 'dawn.node');
+  if (!existsSync(dawn)) fail(EXIT_GPU, `Dawn for Node is not installed (${dawn} is missing): run scripts/test, or \`npm ci\` in ${here}`);
+  const { create, globals } = createRequire(import.meta.url)(dawn);
+  Object.assign(globalThis, globals); // GPUBufferUsage, GPUMapMode, ...
+  gpu = create([]);
+  const adapter = await gpu.requestAdapter();
+  if (!adapter) fail(EXIT_GPU, 'no WebGPU adapter (on a machine without a GPU set VK_ICD_FILENAMES to SwiftShader)');
+  // The defaults (8 storage buffers, 128 MiB bindings) are often too small: ask for the adapter's.
+  const want = ['maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupsPerDimension', 'maxUniformBufferBindingSize'];
+  const requiredLimits = Object.fromEntries(want.map((k) => [k, adapter.limits[k]]));
+  const device = await adapter.requestDevice({ requiredLimits });
+  device.lost.then((info) => {
+    if (info.reason !== 'destroyed') fail(EXIT_GPU, `device lost (${info.reason}): ${info.message}`);
+  });
+  device.addEventListener?.('uncapturederror', (e) => fail(EXIT_GPU, `uncaptured WebGPU error: ${e.error.message}`));
+  const info = adapter.info ?? {};
+  return { device, limits: device.limits, description: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') };
+}
+
+// Runs `fn` inside validation and out-of-memory error scopes; fails naming `what` on an error.
+async function scoped(device, what, fn) {
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  const result = fn();
+  const validation = await device.popErrorScope();
+  const oom = await device.popErrorScope();
+  const err = validation ?? oom;
+  if (err) fail(EXIT_GPU, `WebGPU error while ${what}: ${err.message}`);
+  return result;
+}
+
+// Launch protocol step 1: module, bind group layouts, pipelines.
+async function createPipelines(device, m, code, wgslPath) {
+  device.pushErrorScope('validation');
+  const module = device.createShaderModule({ label: m.name, code });
+  const info = await module.getCompilationInfo();
+  const moduleError = await device.popErrorScope();
+  const errors = info.messages.filter((msg) => msg.type === 'error');
+  for (const msg of info.messages) {
+    if (msg.type !== 'info') process.stderr.write(`tint: ${wgslPath}:${msg.lineNum}:${msg.linePos}: ${msg.type}: ${msg.message}\n`);
+  }
+  if (errors.length || moduleError) {
+    if (moduleError && !errors.length) process.stderr.write(`${moduleError.message}\n`);
+    fail(EXIT_GPU, `Tint rejected ${wgslPath} (${errors.length} error(s))`);
+  }
+
+  const kind = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
+  const groups = Math.max(-1, ...m.bindings.map((b) => b.group)) + 1;
+  return scoped(device, 'creating the bind group layouts and pipelines', () => {
+    const layouts = [];
+    for (let g = 0; g < groups; g++) {
+      layouts.push(device.createBindGroupLayout({
+        label: `${m.name} group ${g}`,
+        entries: m.bindings.filter((b) => b.group === g).map((b) => ({
+          binding: b.binding,
+          visibility: GPUShaderStage.COMPUTE,
+          buffer: { type: kind[b.access], hasDynamicOffset: false, minBindingSize: 0 },
+        })),
+      }));
+    }
+    const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
+    const pipeline = (entryPoint) => device.createComputePipeline({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } });
+    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main) };
+  });
+}
+
+// Launch protocol step 3: buffers, uploads, fills, bind groups.
+function allocate(device, m, p, layouts) {
+  const usage = {
+    storage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+    uniform: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+  };
+  const buffers = p.buffers.map((bp) => {
+    const b = bp.binding;
+    const fill = b.role === 'output' || b.role === 'buffer' ? (b.fill ?? 0) >>> 0 : 0;
+    const initial = bp.data !== undefined || fill !== 0;
+    const buffer = device.createBuffer({
+      label: b.name,
+      size: bp.alloc,
+      usage: b.access === 'uniform' ? usage.uniform : usage.storage,
+      mappedAtCreation: initial,
+    });
+    if (initial) {
+      const range = buffer.getMappedRange();
+      if (bp.data !== undefined) new Uint8Array(range).set(bp.data);
+      else new Uint32Array(range).fill(fill);
+      buffer.unmap();
+    }
+    return buffer;
+  });
+  const role = (r) => m.bindings.findIndex((b) => b.role === r);
+  device.queue.writeBuffer(buffers[role('params')], 0, p.uniform.buffer);
+  const bindGroups = layouts.map((layout, g) => device.createBindGroup({
+    label: `${m.name} group ${g}`,
+    layout,
+    entries: m.bindings.map((b, i) => [b, i]).filter(([b]) => b.group === g)
+      .map(([b, i]) => ({ binding: b.binding, resource: { buffer: buffers[i], offset: 0, size: p.buffers[i].alloc } })),
+  }));
+  const indirect = device.createBuffer({ label: 'indirect args', size: 12, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+  const readback = device.createBuffer({ label: 'control readback', size: m.executor.control.words * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  return {
+    buffers, bindGroups, indirect, readback,
+    control: buffers[role('control')], arena: buffers[role('arena')],
+    marks: role('marks') >= 0 ? buffers[role('marks')] : null,
+  };
+}
+
+// Steps 4-6: one submission; `first` adds the clears and `init` before the launch chain.
+function record(device, m, p, r, pipelines, first) {
+  const enc = device.createCommandEncoder({ label: first ? 'dyngc start' : 'dyngc launch chain' });
+  const bind = (pass) => r.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
+  if (first) {
+    enc.clearBuffer(r.control);
+    enc.clearBuffer(r.arena);
+    if (r.marks) enc.clearBuffer(r.marks);
+    const pass = enc.beginComputePass({ label: 'dyngc init' });
+    pass.setPipeline(pipelines.init);
+    bind(pass);
+    pass.dispatchWorkgroups(1, 1, 1);
+    pass.end();
+  }
+  const args = m.executor.control.indirect_args * 4;
+  for (let i = 0; i < p.chain; i++) {
+    enc.copyBufferToBuffer(r.control, args, r.indirect, 0, 12);
+    const pass = enc.beginComputePass({ label: 'dyngc main' });
+    pass.setPipeline(pipelines.main);
+    bind(pass);
+    pass.dispatchWorkgroupsIndirect(r.indirect, 0);
+    pass.end();
+  }
+  enc.copyBufferToBuffer(r.control, 0, r.readback, 0, m.executor.control.words * 4);
+  return enc.finish();
+}
+
+async function readBuffer(device, buffer, bytes) {
+  const n = Math.max(4, Math.ceil(bytes / 4) * 4);
+  const staging = device.createBuffer({ size: n, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+  const enc = device.createCommandEncoder();
+  enc.copyBufferToBuffer(buffer, 0, staging, 0, n);
+  device.queue.submit([enc.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const out = new Uint8Array(staging.getMappedRange().slice(0, bytes));
+  staging.unmap();
+  staging.destroy();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function decodeControl(m, words) {
+  const c = m.executor.control;
+  const stats = Object.fromEntries(c.stats.map((s) => [s.name, words[s.word]]));
+  const units = Object.fromEntries([...m.stages].sort((a, b) => a.id - b.id).map((s, i) => [s.name, words[c.units_per_stage + i]]));
+  const [code, stage, value, bound] = words.slice(c.error, c.error + 4);
+  let error = null;
+  if (code !== 0) {
+    const e = m.executor.errors.find((x) => x.code === code);
+    const st = m.stages.find((s) => s.id === stage);
+    error = { code, name: e ? e.name : `UNKNOWN(${code})`, meaning: e ? e.meaning : 'unknown error code', stage: st ? st.name : `#${stage}`, stage_id: stage, value, bound };
+  }
+  return { done: words[c.done], error, stats, units_per_stage: units };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv);
+  const manifestPath = path.resolve(opts.manifest);
+  let m;
+  try {
+    m = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  } catch (e) {
+    fail(EXIT_USAGE, `cannot read the manifest ${manifestPath}: ${e.message}`);
+  }
+  validateManifest(m);
+  const wgslPath = opts.wgsl ?? path.join(path.dirname(manifestPath), m.wgsl);
+  const code = readFileSync(wgslPath, 'utf8');
+
+  const { device, limits, description } = await openDevice();
+  const p = plan(m, opts, limits);
+  const pipelines = await createPipelines(device, m, code, wgslPath);
+  const r = await scoped(device, 'allocating the run\'s buffers', () => allocate(device, m, p, pipelines.layouts));
+  if (opts.verbose) {
+    process.stderr.write(`run.mjs: ${m.name} on ${description}: ${p.workers} workers (of ${p.requestedWorkers} requested), ${p.ringSlots} ring slots, ${p.arenaBytes} arena bytes, fuel ${p.fuel}, chain ${p.chain}\n`);
+  }
+
+  const start = performance.now();
+  const elapsed = () => performance.now() - start;
+  const host = () => ({ submissions, launches, workers: p.workers, ring_slots: p.ringSlots, arena_bytes: p.arenaBytes, fuel: p.fuel, chain_length: p.chain, elapsed_ms: Math.round(elapsed()) });
+  let submissions = 0;
+  let launches = 0;
+  let snapshot;
+  mkdirSync(opts.out, { recursive: true });
+  const writeStats = (outputs) => {
+    const s = { name: m.name, device: description, done: snapshot.done, error: snapshot.error, stats: snapshot.stats, units_per_stage: snapshot.units_per_stage, host: host(), outputs };
+    writeFileSync(path.join(opts.out, 'stats.json'), JSON.stringify(s, null, 2) + '\n');
+  };
+
+  // A hung kernel never resolves mapAsync: a watchdog ends the process meanwhile.
+  const watchdog = setTimeout(() => {
+    fail(EXIT_TIMEOUT, `no completion within ${opts.timeout} s (${submissions} submissions, ${launches} launches); the program may not terminate — try a larger --timeout`);
+  }, opts.timeout * 1000);
+
+  for (;;) {
+    // Steps 4-7: submit a chain (the first with the clears and init), then await the readback.
+    const commands = record(device, m, p, r, pipelines, submissions === 0);
+    await scoped(device, 'submitting a launch chain', () => device.queue.submit([commands]));
+    submissions += 1;
+    launches += p.chain;
+    try {
+      await r.readback.mapAsync(GPUMapMode.READ);
+    } catch (e) {
+      fail(EXIT_GPU, `reading back the control block failed: ${e.message}`);
+    }
+    const words = new Uint32Array(r.readback.getMappedRange().slice(0));
+    r.readback.unmap();
+    snapshot = decodeControl(m, words);
+    // Step 8.
+    if (snapshot.error) {
+      const e = snapshot.error;
+      writeStats({});
+      fail(EXIT_KERNEL, `kernel error ${e.name} in stage \`${e.stage}\` (value ${e.value}, bound ${e.bound}): ${e.meaning}`);
+    }
+    if (snapshot.done) break;
+    if (opts.verbose && submissions % 100 === 0) {
+      process.stderr.write(`run.mjs: ${submissions} submissions, units ${JSON.stringify(snapshot.units_per_stage)}\n`);
+    }
+    // Step 9: the guard.
+    if (submissions >= opts.maxSubmissions || elapsed() >= opts.timeout * 1000) {
+      writeStats({});
+      fail(EXIT_TIMEOUT, `not done after ${submissions} submissions (${launches} launches, ${(elapsed() / 1000).toFixed(1)} s); raise --max-submissions / --timeout`);
+    }
+  }
+  clearTimeout(watchdog);
+
+  // Reading results: every output's first length * element.size bytes.
+  const outputs = {};
+  for (const [i, b] of m.bindings.entries()) {
+    if (b.role !== 'output') continue;
+    const bp = p.buffers[i];
+    const bytes = await readBuffer(device, r.buffers[i], Number(bp.bytes));
+    const file = path.join(opts.out, `${b.name}.bin`);
+    writeFileSync(file, bytes);
+    outputs[b.name] = { file, length: Number(bp.length), element_size: b.element.size, wgsl: b.element.wgsl };
+  }
+  writeStats(outputs);
+  if (opts.verbose) {
+    process.stderr.write(`run.mjs: done in ${submissions} submissions, ${(elapsed() / 1000).toFixed(2)} s; ${JSON.stringify(snapshot.stats)}\n`);
+  }
+  process.exit(0);
+}
+
+main().catch((e) => fail(EXIT_GPU, e?.stack ?? String(e)));
