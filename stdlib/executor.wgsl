@@ -351,10 +351,13 @@ fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
         return;
     }
     let bit = 1u << (key % 32u);
+    // Count first, then mark: once the mark is set a sweeper may run the key and subtract its
+    // count, which must never take `pending` below the work that still exists.
+    atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
     if ((atomicOr(&dyn_marks[dyn_mark_word(stage, key)], bit) & bit) != 0u) {
+        atomicSub(&dyn_control[DYN_C_PENDING], 1u);
         return;
     }
-    atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
     let j = atomicAdd(&dyn_wg_n_keyed, 1u);
     if (j < DYN_KEYED_CAP) {
         let o = dyn_stage_frame(DYN_CARRY_CAP + DYN_CHILD_CAP + j, stage, 1u, 0u);
@@ -397,6 +400,9 @@ fn dyn_publish(me: u32, lid: u32) {
         atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], base + stacked + kept);
     }
     let post = workgroupUniformLoad(&dyn_wg_post);
+    // Acquire: the reserved slots' previous frames were fully read before their consumers
+    // marked them free; order our frame writes after that.
+    storageBarrier();
     let carries = post[0];
     let to_ring = post[1];
     let kept = post[2];

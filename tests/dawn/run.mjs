@@ -9,6 +9,7 @@
 //                [--input NAME=FILE.bin ...] [--param NAME=VALUE ...] --arena BYTES \
 //                [--workers N] [--fuel N] [--chain N] [--timeout SECONDS] [--max-submissions N] \
 //                [--verbose] --out DIR
+//   node run.mjs --compile-only [--wgsl F.wgsl] --manifest F.manifest.json
 //
 //   --input      an input binding's data: raw little-endian bytes, `element.size` bytes per element
 //                (its length is bytes / element.size).
@@ -20,6 +21,9 @@
 //   --chain      launches per submission (default `executor.defaults.chain_length`).
 //   --timeout    wall-clock limit of the launch loop in seconds (default 300).
 //   --max-submissions  most submissions before giving up (default 1000000).
+//   --compile-only  only compile: Tint on the module, the layouts and both pipelines; exit 0 if
+//                all is accepted (nothing runs, --arena and --out are not needed).
+//   --wgsl       defaults to the manifest's `wgsl` file beside it.
 //
 // Writes DIR/NAME.bin for every output binding (exactly `length * element.size` bytes) and
 // DIR/stats.json: the plan (workers, ring slots, arena bytes, fuel, chain length), host counters
@@ -90,15 +94,17 @@ function parseArgs(argv) {
       case '--max-submissions': o.maxSubmissions = Number(count(value(i++, a), a, 1)); break;
       case '--out': o.out = value(i++, a); break;
       case '--verbose': o.verbose = true; break;
+      case '--compile-only': o.compileOnly = true; break;
       case '-h': case '--help': {
         const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-        process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith('import'))).join('\n') + '\n');
+        process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith('import'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
         process.exit(0);
       }
       default: fail(EXIT_USAGE, `unknown argument \`${a}\` (see --help)`);
     }
   }
-  for (const [flag, key] of [['--manifest', 'manifest'], ['--arena', 'arena'], ['--out', 'out']]) {
+  const required = o.compileOnly ? [['--manifest', 'manifest']] : [['--manifest', 'manifest'], ['--arena', 'arena'], ['--out', 'out']];
+  for (const [flag, key] of required) {
     if (o[key] === undefined) fail(EXIT_USAGE, `${flag} is required`);
   }
   if (!(o.timeout > 0)) fail(EXIT_USAGE, '--timeout must be a positive number of seconds');
@@ -499,6 +505,11 @@ async function main() {
   const code = readFileSync(wgslPath, 'utf8');
 
   const { device, limits, description } = await openDevice();
+  if (opts.compileOnly) {
+    await createPipelines(device, m, code, wgslPath);
+    process.stdout.write(`run.mjs: ${wgslPath}: Tint and the pipelines accept it (${description})\n`);
+    process.exit(0);
+  }
   const p = plan(m, opts, limits);
   const pipelines = await createPipelines(device, m, code, wgslPath);
   const r = await scoped(device, 'allocating the run\'s buffers', () => allocate(device, m, p, pipelines.layouts));

@@ -45,6 +45,7 @@ pub fn run(
     exec: &Executor,
     arena: u64,
     workers: Option<u32>,
+    timeout: std::time::Duration,
     inputs: &[(&str, &[u8])],
     params: &[(&str, u32)],
     verify: &dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>,
@@ -62,7 +63,7 @@ pub fn run(
     let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     gpu.idle();
     let t = Instant::now();
-    let stats = run.execute(&Default::default(), &mut |_| {}).map_err(|e| e.to_string())?;
+    let stats = run.execute(&dyngc_runtime::WaitOptions { timeout, ..Default::default() }, &mut |_| {}).map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;

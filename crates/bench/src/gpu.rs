@@ -2,7 +2,6 @@
 //! buffers counted against a peak-memory meter, pipelines from WGSL, blocking readback.
 
 use std::cell::Cell;
-use std::time::Instant;
 
 pub struct Gpu {
     pub device: wgpu::Device,
@@ -109,7 +108,7 @@ impl Gpu {
 
     pub fn uniform(&self, words: &[u32]) -> wgpu::Buffer {
         let mut w = words.to_vec();
-        w.resize(w.len().max(4).div_ceil(4) * 4, 0);
+        w.resize(w.len().max(8).div_ceil(8) * 8, 0);
         let b = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("params"),
             size: w.len() as u64 * 4,
@@ -206,9 +205,4 @@ impl Gpu {
 
 pub fn words_bytes(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// Seconds since `t`.
-pub fn secs(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64()
 }

@@ -54,6 +54,9 @@ pub struct RunArgs {
     /// Methods to run: cpu, static, expand, dyngc.
     #[arg(long, value_delimiter = ',', default_value = "cpu,static,expand,dyngc")]
     pub methods: Vec<String>,
+    /// dyngc: give up on a run after this many seconds (recorded as an error, not a time).
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout_s: f64,
     /// Triangle: mean children per element.
     #[arg(long, default_value_t = 1000)]
     pub mean_children: u64,
@@ -103,10 +106,7 @@ fn main() {
     match cli.cmd {
         Cmd::Run(args) => {
             let results = work::run_all(&args);
-            if let Some(dir) = args.out.parent() {
-                std::fs::create_dir_all(dir).ok();
-            }
-            std::fs::write(&args.out, serde_json::to_string_pretty(&results).unwrap()).expect("write results");
+            work::save(&args.out, &results);
             eprintln!("wrote {}", args.out.display());
         }
         Cmd::Plot { inputs, out } => {

@@ -171,6 +171,7 @@ impl Ctx<'_> {
                 }
             }
         }
+        out.sort_unstable();
         out
     }
 
@@ -199,7 +200,7 @@ impl Ctx<'_> {
         let expand_peak = recs.iter().find(|r| r.method == "expand" && r.case == case && r.error.is_none()).map(|r| r.peak_bytes);
         for arena in self.arenas(c.manifest.executor.arena.min_bytes, expand_peak) {
             let r = measure(workload, case, units, "dyngc", self.args.reps, || {
-                let d = dynrun::run(self.g, &exec, arena, self.args.workers, inputs, params, verify)?;
+                let d = dynrun::run(self.g, &exec, arena, self.args.workers, std::time::Duration::from_secs_f64(self.args.timeout_s), inputs, params, verify)?;
                 Ok(Sample {
                     secs: d.secs,
                     peak: d.peak_bytes,
@@ -240,8 +241,21 @@ pub fn run_all(args: &RunArgs) -> Results {
             other => panic!("unknown workload `{other}`"),
         };
         records.extend(recs);
+        // Written after every case, so a run cut short still leaves what it measured.
+        save(&args.out, &Results { meta: meta(&g, args, started), records: records.clone() });
     }
-    let meta = serde_json::json!({
+    Results { meta: meta(&g, args, started), records }
+}
+
+pub fn save(out: &std::path::Path, results: &Results) {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).ok();
+    }
+    std::fs::write(out, serde_json::to_string_pretty(results).unwrap()).expect("write results");
+}
+
+fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
+    serde_json::json!({
         "device": format!("{} ({:?})", g.info.name, g.info.backend),
         "adapter": {
             "name": g.info.name, "backend": format!("{:?}", g.info.backend), "driver": g.info.driver,
@@ -255,8 +269,7 @@ pub fn run_all(args: &RunArgs) -> Results {
         "git_commit": std::process::Command::new("git").args(["rev-parse", "HEAD"]).output().ok()
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()),
         "total_seconds": started.elapsed().as_secs_f64(),
-    });
-    Results { meta, records }
+    })
 }
 
 fn parse_num(s: &str) -> u64 {

@@ -9,7 +9,7 @@
 //! | [`Sys::ring_reserve`]    | `dyn_ring_reserve`                                          |
 //! | [`Sys::ring_claim`]      | `dyn_ring_claim`                                            |
 //! | [`Sys::take_claimed`]    | `dyn_take_claimed`                                          |
-//! | [`Sys::publish`]         | `dyn_publish` (frame stores, barrier, state stores: [`Sys::publish_frames`]) |
+//! | [`Sys::publish`]         | `dyn_publish`; its ring half is [`Sys::publish_frames`]    |
 //! | [`Sys::push_keyed`]      | `dyn_push_keyed`                                            |
 //! | [`Sys::run_lane`]        | `dyn_run_lane` (the keyed-hint check)                       |
 //! | [`Sys::sweep`]           | `dyn_sweep`                                                 |
@@ -286,7 +286,9 @@ impl Sys {
         }
         // Acquire: the previous lap's consumer copied these slots' frames out before it stored
         // "consumed" (which the reserve read); without this barrier nothing orders our frame
-        // stores after that lap's, and a consumer of ours may read the old frame.
+        // stores after that lap's, and a consumer of ours may read the old frame. (In
+        // `dyn_publish` its place is after `workgroupUniformLoad(&dyn_wg_post)`, which is
+        // uniform control flow.)
         if self.variant != Variant::ReserveWithoutBarrier {
             storage_barrier();
         }

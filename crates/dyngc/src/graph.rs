@@ -131,7 +131,7 @@ pub fn size_expr(program: &Program, e: &SizeExpr) -> String {
 /// The stage graph in DOT: deterministic (stages and edges in program order).
 pub fn dot(program: &Program) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "digraph {} {{", quote(&[program.name.clone()]));
+    let _ = writeln!(out, "digraph {} {{", quote(std::slice::from_ref(&program.name)));
     out.push_str("    graph [rankdir=TB, fontname=\"monospace\"];\n");
     out.push_str("    node [shape=box, style=rounded, fontname=\"monospace\"];\n");
     out.push_str("    edge [fontname=\"monospace\"];\n");

@@ -68,13 +68,13 @@ pub fn read_input(path: &Path, b: &Binding) -> Result<Vec<u8>, String> {
             ))
         }
     };
-    let char_ok = match (b.element.scalar, type_str.type_char()) {
+    let char_ok = matches!(
+        (b.element.scalar, type_str.type_char()),
         (Some(ScalarKind::U32), TypeChar::Uint)
-        | (Some(ScalarKind::I32), TypeChar::Int)
-        | (Some(ScalarKind::F32), TypeChar::Float) => true,
-        (None, TypeChar::Uint | TypeChar::Int | TypeChar::Float) => true,
-        _ => false,
-    };
+            | (Some(ScalarKind::I32), TypeChar::Int)
+            | (Some(ScalarKind::F32), TypeChar::Float)
+            | (None, TypeChar::Uint | TypeChar::Int | TypeChar::Float)
+    );
     if !char_ok || type_str.size_field() != 4 {
         return Err(format!(
             "input `{}` holds `{}` values and needs dtype {wanted}, but `{shown}` has dtype `{type_str}`",

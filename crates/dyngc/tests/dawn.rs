@@ -3,8 +3,8 @@
 //! nothing of dyngc but the manifest. This checks that the artifact is portable beyond wgpu: Tint
 //! compiles every example's WGSL without errors (run.mjs fails on any), and the kernel computes
 //! exactly what the CPU references in `dyngc-reference` do, at the smallest arena with one worker
-//! and a fuel of 2 (thousands of relaunches, serial fallback) and at a large arena with several
-//! workers and the default fuel.
+//! and a fuel of 2 (the smallest ring, hundreds of submissions and thousands of relaunches) and at
+//! a large arena with several workers and the default fuel. Per-stage unit counts are checked too.
 //!
 //! Needs `node` and `tests/dawn/node_modules` (`scripts/test` installs both); without them the
 //! tests fail rather than skip. One node process per run; the four examples run in parallel.
@@ -14,6 +14,7 @@
 mod support;
 
 use dyngc_codegen::Artifact;
+use dyngc_reference::{tree, tree_nodes, Csr, Rng};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::Case;
@@ -39,6 +40,13 @@ fn driver() -> PathBuf {
     let module = dir.join("node_modules/webgpu");
     assert!(module.is_dir(), "{} is missing: {hint}", module.display());
     dir.join("run.mjs")
+}
+
+/// `VK_ICD_FILENAMES` and `XDG_RUNTIME_DIR` for node: the caller's, else SwiftShader and /tmp.
+fn vulkan_env() -> (String, String) {
+    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
+    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
+    (icd, xdg)
 }
 
 /// Executor settings of one run.
@@ -119,8 +127,7 @@ fn launch(artifact: &Artifact, case: &Case, setting: Setting, extra: &[&str]) ->
     }
     args.extend(extra.iter().map(|s| s.to_string()));
 
-    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
-    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
+    let (icd, xdg) = vulkan_env();
     let command = format!("VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {}", args.join(" "));
     let output = Command::new("node")
         .args(&args)
@@ -227,17 +234,75 @@ fn check_example(case: Case) {
     run_and_compare(&artifact, &case, LARGE);
 }
 
+/// Tint (Dawn's WGSL compiler) accepts every example's module, its bind group layouts and both
+/// pipelines, with no error message. Also covers examples added later without a run test.
 #[test]
-fn triangle_under_dawn() {
-    // Zeros, ones, small values and a few big fan-outs, among them 92682 and 92683 (the last sum
-    // that fits in u32 and the first that wraps): about 2e5 `add` units in all.
-    let mut n = support::triangle_mixed(256, 7);
-    for v in &mut n {
-        if *v == 50_000 {
-            *v = 2_000;
+fn every_example_compiles_under_tint() {
+    let run_mjs = driver();
+    let mut names: Vec<String> = std::fs::read_dir(repo_root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dyn"))
+        .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    let dir = std::env::temp_dir().join(format!("dyngc-dawn-{}-tint", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in &names {
+        let artifact = support::compile(name);
+        let wgsl = dir.join(format!("{name}.wgsl"));
+        let manifest = dir.join(format!("{name}.manifest.json"));
+        std::fs::write(&wgsl, &artifact.wgsl).unwrap();
+        std::fs::write(&manifest, artifact.manifest.to_json()).unwrap();
+        let (icd, xdg) = vulkan_env();
+        let out = Command::new("node")
+            .arg(&run_mjs)
+            .args(["--compile-only", "--wgsl"])
+            .arg(&wgsl)
+            .arg("--manifest")
+            .arg(&manifest)
+            .env("VK_ICD_FILENAMES", &icd)
+            .env("XDG_RUNTIME_DIR", &xdg)
+            .output()
+            .unwrap_or_else(|e| panic!("could not start node: {e}"));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success(),
+            "examples/{name}.dyn: Dawn rejects the generated WGSL ({}):\n{text}\nreproduce with:\n  \
+             VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {} --compile-only --wgsl {} --manifest {}",
+            out.status,
+            run_mjs.display(),
+            wgsl.display(),
+            manifest.display()
+        );
+        if text.contains("tint:") {
+            eprintln!("examples/{name}.dyn: Tint messages:\n{text}");
         }
     }
-    check_example(support::triangle_case("mixed 256", n));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn triangle_under_dawn() {
+    // 1000 small values (zeros, ones, up to 40) and a few big fan-outs, among them 92683, the
+    // first `n` whose sum wraps around u32: about 1.3e5 `add` units in all.
+    let mut rng = Rng::new(7);
+    let mut n: Vec<u32> = (0..1000)
+        .map(|_| match rng.below(8) {
+            0 => 0,
+            1 => 1,
+            _ => rng.below(41) as u32,
+        })
+        .collect();
+    for (i, big) in [(3, 92_683), (400, 20_000), (650, 4096), (999, 129)] {
+        n[i] = big;
+    }
+    check_example(support::triangle_case("1000 mixed", n));
 }
 
 #[test]
@@ -248,7 +313,13 @@ fn collatz_under_dawn() {
 #[test]
 fn tree_under_dawn() {
     let (max_depth, max_children) = (16, 3);
-    let seed = support::tree_seed(max_depth, max_children, 2_000, 100_000);
+    // The first seed whose root has children and whose tree has a few thousand nodes.
+    let seed = (0..10_000)
+        .find(|&s| {
+            tree(s, max_depth, max_children)[1] > 0
+                && (2_000..=50_000).contains(&tree_nodes(s, max_depth, max_children))
+        })
+        .expect("a seed with a moderate tree");
     let case = support::tree_case(
         format!("seed {seed}, depth {max_depth}, {max_children} children"),
         seed,
@@ -260,7 +331,7 @@ fn tree_under_dawn() {
 
 #[test]
 fn bfs_under_dawn() {
-    let g = dyngc_reference::Csr::random(2000, 5000, 11);
+    let g = Csr::random(2000, 5000, 11);
     check_example(support::bfs_case("random 2000 vertices", &g, 0));
 }
 

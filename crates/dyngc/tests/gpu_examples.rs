@@ -122,12 +122,22 @@ fn setup_for<'a>(case: &Case, inputs: &'a [(String, Vec<u8>)], combo: &Combo) ->
     setup
 }
 
-/// Prepares and executes one run; the plan comes back with the error too.
-fn run(case: &Case, combo: &Combo) -> Result<Outcome, (Option<Plan>, Error)> {
+/// A run that returned an error, with its plan when it got that far.
+struct Failed {
+    plan: Option<Plan>,
+    error: Error,
+}
+
+fn failed(plan: Option<Plan>, error: Error) -> Box<Failed> {
+    Box::new(Failed { plan, error })
+}
+
+/// Prepares and executes one run.
+fn run(case: &Case, combo: &Combo) -> Result<Outcome, Box<Failed>> {
     let exec = executor(case.example);
     let inputs = case.input_bytes();
     let setup = setup_for(case, &inputs, combo);
-    let mut run = exec.prepare(&GPU.queue, &setup).map_err(|e| (None, e))?;
+    let mut run = exec.prepare(&GPU.queue, &setup).map_err(|e| failed(None, e))?;
     let plan = run.plan().clone();
     let opts = WaitOptions {
         timeout: RUN_TIMEOUT,
@@ -135,11 +145,11 @@ fn run(case: &Case, combo: &Combo) -> Result<Outcome, (Option<Plan>, Error)> {
     };
     let stats = match run.execute(&opts, &mut |_| {}) {
         Ok(stats) => stats,
-        Err(e) => return Err((Some(plan), e)),
+        Err(e) => return Err(failed(Some(plan), e)),
     };
     let outputs = run
         .read_outputs()
-        .map_err(|e| (Some(plan.clone()), e))?
+        .map_err(|e| failed(Some(plan.clone()), e))?
         .into_iter()
         .map(|(name, bytes)| (name, support::u32s(&bytes)))
         .collect();
@@ -166,7 +176,8 @@ fn check_matrix(case: &Case, expect_min_arena_fallback: bool, extra: Extra<'_>) 
         let result = run(case, &combo);
         let secs = t.elapsed().as_secs_f64();
         match result {
-            Err((plan, e)) => {
+            Err(f) => {
+                let Failed { plan, error: e } = *f;
                 let plan = plan.map_or_else(String::new, |p| {
                     format!("\n  plan: {} workers, {} ring slots", p.workers, p.ring_slots)
                 });
@@ -304,11 +315,13 @@ fn no_extra(_: &Combo, _: &Outcome) -> Result<(), String> {
 /// A run expected to stop with a kernel error: returns it, failing on anything else.
 fn expect_kernel_error(case: &Case, combo: &Combo) -> KernelError {
     match run(case, combo) {
-        Err((_, Error::Kernel(k))) => k,
-        Err((_, e)) => panic!(
-            "{} `{}` [{combo}]: expected a kernel error, got: {e}",
-            case.example, case.label
-        ),
+        Err(f) => match f.error {
+            Error::Kernel(k) => k,
+            e => panic!(
+                "{} `{}` [{combo}]: expected a kernel error, got: {e}",
+                case.example, case.label
+            ),
+        },
         Ok(o) => panic!(
             "{} `{}` [{combo}]: expected a kernel error, the run completed with outputs {:?}\n{}",
             case.example,
@@ -352,7 +365,11 @@ fn triangle_zeros_and_ones() {
     check_matrix(&support::triangle_case("zeros", vec![0; 700]), false, &no_extra);
     check_matrix(&support::triangle_case("ones", vec![1; 700]), false, &no_extra);
     // 92683 is the first n whose sum wraps around 2^32.
-    check_matrix(&support::triangle_case("single n = 92683", vec![92_683]), false, &no_extra);
+    check_matrix(
+        &support::triangle_case("single n = 92683", vec![92_683]),
+        false,
+        &no_extra,
+    );
 }
 
 #[test]

@@ -326,8 +326,13 @@ impl Lexer<'_> {
                     self.flush_invalid();
                     self.out.fatal = true;
                     self.out.diagnostics.push(
-                        Diagnostic::error(codes::DYN0003, "invalid character: NUL byte", start..start + 1, "NUL byte")
-                            .with_note("this looks like a binary file, not .dyn source; it is not parsed further"),
+                        Diagnostic::error(
+                            codes::DYN0003,
+                            "invalid character: NUL byte",
+                            start..start + 1,
+                            "NUL byte",
+                        )
+                        .with_note("this looks like a binary file, not .dyn source; it is not parsed further"),
                     );
                 }
                 _ => {
@@ -451,7 +456,10 @@ impl Lexer<'_> {
                     let open_text = open.fixed_text().unwrap_or("");
                     let close_text = open.closer().fixed_text().unwrap_or("");
                     d = d
-                        .with_label(os as usize..oe as usize, format!("the innermost open delimiter is this `{open_text}`"))
+                        .with_label(
+                            os as usize..oe as usize,
+                            format!("the innermost open delimiter is this `{open_text}`"),
+                        )
                         .with_hint(format!("did you mean `{close_text}`?"));
                 }
                 self.out.diagnostics.push(d);
@@ -503,7 +511,9 @@ impl Lexer<'_> {
     }
 
     fn flush_invalid(&mut self) {
-        let Some((start, end)) = self.invalid.take() else { return };
+        let Some((start, end)) = self.invalid.take() else {
+            return;
+        };
         let text = &self.src[start..end];
         let n = text.chars().count();
         let shown: String = text.chars().take(8).map(describe_char).collect();
@@ -511,7 +521,11 @@ impl Lexer<'_> {
         let first = text.chars().next().unwrap_or(' ');
         let mut d = Diagnostic::error(
             codes::DYN0003,
-            if n == 1 { format!("invalid character `{shown}`") } else { format!("{n} invalid characters `{shown}`") },
+            if n == 1 {
+                format!("invalid character `{shown}`")
+            } else {
+                format!("{n} invalid characters `{shown}`")
+            },
             start..end,
             "not valid in .dyn source",
         );
@@ -550,12 +564,19 @@ impl Lexer<'_> {
         }
         let eof = self.src.len();
         self.flush_invalid();
-        let mut d = Diagnostic::error(codes::DYN0002, "unterminated block comment", eof..eof, "the file ends inside the comment")
-            .with_label(start..start + 2, "the comment starts here");
+        let mut d = Diagnostic::error(
+            codes::DYN0002,
+            "unterminated block comment",
+            eof..eof,
+            "the file ends inside the comment",
+        )
+        .with_label(start..start + 2, "the comment starts here");
         if depth > 1 {
             d = d
                 .with_label(innermost_open..innermost_open + 2, "a nested comment starts here")
-                .with_note(format!("block comments nest: {depth} `/*` are still open and each needs its own `*/`"));
+                .with_note(format!(
+                    "block comments nest: {depth} `/*` are still open and each needs its own `*/`"
+                ));
         } else if nested {
             d = d
                 .with_note("block comments nest: the `*/` closed a nested `/*`, and each `/*` needs its own `*/`")
@@ -612,7 +633,10 @@ impl Lexer<'_> {
                 self.exponent(&mut problem);
             }
             if digits == 0 {
-                problem = Some(("hexadecimal literal without digits".into(), Some("write at least one hex digit after `0x`")));
+                problem = Some((
+                    "hexadecimal literal without digits".into(),
+                    Some("write at least one hex digit after `0x`"),
+                ));
             }
         } else {
             let int_start = self.pos;
@@ -634,7 +658,9 @@ impl Lexer<'_> {
             if is_int && int_digits > 1 && self.bytes[int_start] == b'0' {
                 problem = Some((
                     "decimal literal with a leading zero".into(),
-                    Some("WGSL does not allow leading zeros; octal literals do not exist, write the number without them"),
+                    Some(
+                        "WGSL does not allow leading zeros; octal literals do not exist, write the number without them",
+                    ),
                 ));
             }
         }
@@ -677,7 +703,10 @@ impl Lexer<'_> {
             self.pos += 1;
         }
         if !self.peek(0).is_ascii_digit() {
-            *problem = Some(("exponent without digits".into(), Some("write the exponent as in `1e-3` or `0x1p4`")));
+            *problem = Some((
+                "exponent without digits".into(),
+                Some("write the exponent as in `1e-3` or `0x1p4`"),
+            ));
         }
         while self.peek(0).is_ascii_digit() {
             self.pos += 1;

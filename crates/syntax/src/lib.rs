@@ -64,12 +64,19 @@ pub fn parse(source: &str) -> Parsed {
     if source.len() > MAX_FILE_BYTES {
         let d = Diagnostic::error(
             codes::DYN0004,
-            format!("file too large: {} bytes, the limit is {} bytes (16 MiB)", source.len(), MAX_FILE_BYTES),
+            format!(
+                "file too large: {} bytes, the limit is {} bytes (16 MiB)",
+                source.len(),
+                MAX_FILE_BYTES
+            ),
             0..0,
             "the file is not parsed",
         )
         .with_hint("split the graph's WGSL helpers into a smaller file, or generate less code");
-        return Parsed { file: ast::File::default(), diagnostics: vec![d] };
+        return Parsed {
+            file: ast::File::default(),
+            diagnostics: vec![d],
+        };
     }
     let lexed = lexer::lex(source);
     // Lexer diagnostics first: at equal positions they are the more specific ones.
@@ -79,11 +86,11 @@ pub fn parse(source: &str) -> Parsed {
     } else {
         let (file, parse_diags) = parser::parse_tokens(source, &lexed.toks, &lexed.spans);
         let quiet = &lexed.quiet;
-        diagnostics.extend(
-            parse_diags
-                .into_iter()
-                .filter(|d| !quiet.iter().any(|q| q.start <= d.primary.span.start && d.primary.span.start <= q.end)),
-        );
+        diagnostics.extend(parse_diags.into_iter().filter(|d| {
+            !quiet
+                .iter()
+                .any(|q| q.start <= d.primary.span.start && d.primary.span.start <= q.end)
+        }));
         file
     };
     diagnostics.sort_by_key(|d| (d.primary.span.start, d.primary.span.end));

@@ -102,7 +102,10 @@ impl<'s> Ctx<'s> {
     }
 
     fn ident_at(&self, i: usize) -> Ident {
-        Ident { name: self.text(i).to_string(), span: self.range(i, i + 1) }
+        Ident {
+            name: self.text(i).to_string(),
+            span: self.range(i, i + 1),
+        }
     }
 
     fn newline_between(&self, a: usize, b: usize) -> bool {
@@ -125,7 +128,13 @@ impl<'s> Ctx<'s> {
         Rich::custom((0..0).into(), Custom(Box::new(d)))
     }
 
-    fn error(&self, code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+    fn error(
+        &self,
+        code: &'static str,
+        message: impl Into<String>,
+        span: Span,
+        label: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::error(code, message, span, label)
     }
 }
@@ -285,7 +294,10 @@ enum IntVal {
 }
 
 fn int_value(text: &str) -> IntVal {
-    let t = text.strip_suffix('u').or_else(|| text.strip_suffix('i')).unwrap_or(text);
+    let t = text
+        .strip_suffix('u')
+        .or_else(|| text.strip_suffix('i'))
+        .unwrap_or(text);
     let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => t.parse::<u64>(),
@@ -309,7 +321,11 @@ fn parse_type<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<TypeExpr, PErr<'s
     }
     fn finish(level: Level, end: usize) -> TypeExpr {
         let span = level.name.span.start..end;
-        TypeExpr { name: level.name, args: level.args, span }
+        TypeExpr {
+            name: level.name,
+            args: level.args,
+            span,
+        }
     }
     /// After an error inside `<...>`: skips what still looks like type arguments up to the `>`
     /// closing the outermost open list, and closes every open level.
@@ -368,15 +384,17 @@ fn parse_type<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<TypeExpr, PErr<'s
         let mut node = if c.tok(i + 1) == Some(Tok::Lt) {
             inp.skip();
             if stack.len() + 1 > MAX_NESTING {
-                inp.emit(c.custom(
-                    c.error(
-                        codes::DYN0004,
-                        format!("type nesting exceeds the limit of {MAX_NESTING} levels"),
-                        c.range(i + 1, i + 2),
-                        "this `<` is nested too deeply",
-                    )
-                    .with_note("the rest of this type is ignored"),
-                ));
+                inp.emit(
+                    c.custom(
+                        c.error(
+                            codes::DYN0004,
+                            format!("type nesting exceeds the limit of {MAX_NESTING} levels"),
+                            c.range(i + 1, i + 2),
+                            "this `<` is nested too deeply",
+                        )
+                        .with_note("the rest of this type is ignored"),
+                    ),
+                );
                 // Skip the rest of this too-deep argument list.
                 let mut depth = 1usize;
                 while let Some(t) = c.tok(idx(inp)) {
@@ -392,13 +410,21 @@ fn parse_type<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<TypeExpr, PErr<'s
                     }
                 }
                 let end = c.end(idx(inp) - 1);
-                TypeExpr { span: name.span.start..end, name, args: Vec::new() }
+                TypeExpr {
+                    span: name.span.start..end,
+                    name,
+                    args: Vec::new(),
+                }
             } else {
                 stack.push(Level { name, args: Vec::new() });
                 continue;
             }
         } else {
-            TypeExpr { span: name.span.clone(), name, args: Vec::new() }
+            TypeExpr {
+                span: name.span.clone(),
+                name,
+                args: Vec::new(),
+            }
         };
         // Close argument lists.
         loop {
@@ -450,9 +476,19 @@ fn prec(op: BinOp) -> u8 {
 type SizeVal = (SizeExpr, Span);
 
 fn reduce(vals: &mut Vec<SizeVal>, op: BinOp) {
-    let (Some((rhs, rs)), Some((lhs, ls))) = (vals.pop(), vals.pop()) else { return };
+    let (Some((rhs, rs)), Some((lhs, ls))) = (vals.pop(), vals.pop()) else {
+        return;
+    };
     let span = ls.start..rs.end;
-    vals.push((SizeExpr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), span: span.clone() }, span));
+    vals.push((
+        SizeExpr::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+            span: span.clone(),
+        },
+        span,
+    ));
 }
 
 /// Parses a size expression. Fails (without consuming) only when no expression starts here; any
@@ -475,20 +511,28 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
                     let value = match int_value(text) {
                         IntVal::Ok(v) => v,
                         IntVal::Overflow => {
-                            inp.emit(c.custom(
-                                c.error(
-                                    codes::DYN0005,
-                                    format!("integer literal `{text}` is too large"),
-                                    sp.clone(),
-                                    "does not fit in 64 bits",
-                                )
-                                .with_note("size expressions are evaluated as unsigned 64-bit integers"),
-                            ));
+                            inp.emit(
+                                c.custom(
+                                    c.error(
+                                        codes::DYN0005,
+                                        format!("integer literal `{text}` is too large"),
+                                        sp.clone(),
+                                        "does not fit in 64 bits",
+                                    )
+                                    .with_note("size expressions are evaluated as unsigned 64-bit integers"),
+                                ),
+                            );
                             0
                         }
                         IntVal::Malformed => 0,
                     };
-                    vals.push((SizeExpr::Int { value, span: sp.clone() }, sp));
+                    vals.push((
+                        SizeExpr::Int {
+                            value,
+                            span: sp.clone(),
+                        },
+                        sp,
+                    ));
                     expect_operand = false;
                 }
                 Some(Tok::Ident) if c.text(i) == "len" && c.tok(i + 1) == Some(Tok::LParen) => {
@@ -501,7 +545,10 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
                     } else {
                         inp.emit(c.expected(&[Exp::L("resource name")], j));
                         let p = c.start(j);
-                        Ident { name: String::new(), span: p..p }
+                        Ident {
+                            name: String::new(),
+                            span: p..p,
+                        }
                     };
                     let k = idx(inp);
                     if c.tok(k) != Some(Tok::RParen) {
@@ -514,7 +561,13 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
                         inp.skip();
                     }
                     let span = c.range(i, idx(inp));
-                    vals.push((SizeExpr::Len { resource, span: span.clone() }, span));
+                    vals.push((
+                        SizeExpr::Len {
+                            resource,
+                            span: span.clone(),
+                        },
+                        span,
+                    ));
                     expect_operand = false;
                 }
                 Some(Tok::Ident) => {
@@ -530,25 +583,46 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
                     inp.skip();
                     inp.skip();
                     let span = c.range(i, i + 2);
-                    inp.emit(c.custom(
-                        c.error(codes::DYN0005, "negative number in a size expression", span.clone(), "sizes cannot be negative")
+                    inp.emit(
+                        c.custom(
+                            c.error(
+                                codes::DYN0005,
+                                "negative number in a size expression",
+                                span.clone(),
+                                "sizes cannot be negative",
+                            )
                             .with_note("size expressions are unsigned integers"),
+                        ),
+                    );
+                    vals.push((
+                        SizeExpr::Int {
+                            value: 0,
+                            span: span.clone(),
+                        },
+                        span,
                     ));
-                    vals.push((SizeExpr::Int { value: 0, span: span.clone() }, span));
                     expect_operand = false;
                 }
                 Some(Tok::Float) => {
                     inp.skip();
-                    inp.emit(c.custom(
-                        c.error(
-                            codes::DYN0005,
-                            format!("float literal `{}` in a size expression", c.text(i)),
-                            sp.clone(),
-                            "expected an integer",
-                        )
-                        .with_note("size expressions are unsigned integers"),
+                    inp.emit(
+                        c.custom(
+                            c.error(
+                                codes::DYN0005,
+                                format!("float literal `{}` in a size expression", c.text(i)),
+                                sp.clone(),
+                                "expected an integer",
+                            )
+                            .with_note("size expressions are unsigned integers"),
+                        ),
+                    );
+                    vals.push((
+                        SizeExpr::Int {
+                            value: 0,
+                            span: sp.clone(),
+                        },
+                        sp,
                     ));
-                    vals.push((SizeExpr::Int { value: 0, span: sp.clone() }, sp));
                     expect_operand = false;
                 }
                 _ => {
@@ -585,7 +659,13 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
             }
             _ if open_parens > 0 => {
                 inp.emit(c.expected(
-                    &[Exp::T(Tok::Plus), Exp::T(Tok::Minus), Exp::T(Tok::Star), Exp::T(Tok::Slash), Exp::T(Tok::RParen)],
+                    &[
+                        Exp::T(Tok::Plus),
+                        Exp::T(Tok::Minus),
+                        Exp::T(Tok::Star),
+                        Exp::T(Tok::Slash),
+                        Exp::T(Tok::RParen),
+                    ],
                     i,
                 ));
                 // Skip to this parenthesis' `)`.
@@ -640,7 +720,10 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
             reduce(&mut vals, op);
         }
     }
-    Ok(vals.pop().map(|v| v.0).unwrap_or(SizeExpr::Int { value: 0, span: c.range(first, first) }))
+    Ok(vals.pop().map(|v| v.0).unwrap_or(SizeExpr::Int {
+        value: 0,
+        span: c.range(first, first),
+    }))
 }
 
 /// `array<T[, LEN]>` or a plain type.
@@ -656,7 +739,14 @@ fn parse_rtype<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<ResourceType, PE
         Err(e) => {
             inp.emit(e);
             let p = c.start(idx(inp));
-            TypeExpr { name: Ident { name: String::new(), span: p..p }, args: Vec::new(), span: p..p }
+            TypeExpr {
+                name: Ident {
+                    name: String::new(),
+                    span: p..p,
+                },
+                args: Vec::new(),
+                span: p..p,
+            }
         }
     };
     let mut len = None;
@@ -680,7 +770,11 @@ fn parse_rtype<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<ResourceType, PE
     } else {
         inp.emit(c.expected(&[Exp::T(Tok::Comma), Exp::T(Tok::Gt)], j));
     }
-    Ok(ResourceType::Array { elem, len, span: c.range(i, idx(inp)) })
+    Ok(ResourceType::Array {
+        elem,
+        len,
+        span: c.range(i, idx(inp)),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -849,7 +943,9 @@ fn stmt_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Stmt, Ex<'s>> + Clone + 
                 }
             }
         }
-        Ok(Stmt::Other { span: c.range(i, idx(inp)) })
+        Ok(Stmt::Other {
+            span: c.range(i, idx(inp)),
+        })
     })
 }
 
@@ -906,7 +1002,10 @@ fn item_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Option<Item>, Ex<'s>> + 
 }
 
 /// Recovery inside a list (`,`-separated, closed by `close`): skips to the next `,` or `;`.
-fn list_skip<'s, O: Clone + 's>(c: Ctx<'s>, what: &'static str) -> impl Parser<'s, In<'s>, Option<O>, Ex<'s>> + Clone + 's {
+fn list_skip<'s, O: Clone + 's>(
+    c: Ctx<'s>,
+    what: &'static str,
+) -> impl Parser<'s, In<'s>, Option<O>, Ex<'s>> + Clone + 's {
     cp(move |inp| {
         let i = idx(inp);
         match c.tok(i) {
@@ -958,16 +1057,30 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
             .validate(move |((count, target), payload), e, emitter| {
                 let count = match count {
                     Some((None, brackets)) => {
-                        emitter.emit(c.custom(
-                            c.error(codes::DYN0001, "empty fan-out count", brackets, "expected a count between `[` and `]`")
-                                .with_hint("write `spawn[n] stage(payload);`, or `spawn stage(payload);` for a single spawn"),
-                        ));
+                        emitter.emit(
+                            c.custom(
+                                c.error(
+                                    codes::DYN0001,
+                                    "empty fan-out count",
+                                    brackets,
+                                    "expected a count between `[` and `]`",
+                                )
+                                .with_hint(
+                                    "write `spawn[n] stage(payload);`, or `spawn stage(payload);` for a single spawn",
+                                ),
+                            ),
+                        );
                         None
                     }
                     Some((inner, _)) => inner,
                     None => None,
                 };
-                Stmt::Spawn(Spawn { target, payload, count, span: c.span(e.span()) })
+                Stmt::Spawn(Spawn {
+                    target,
+                    payload,
+                    count,
+                    span: c.span(e.span()),
+                })
             });
 
         let become_ = just(Tok::Become)
@@ -977,13 +1090,25 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
             .then_ignore(semi.clone())
             .validate(move |((count, target), payload), e, emitter| {
                 if let Some((_, brackets)) = count {
-                    emitter.emit(c.custom(
-                        c.error(codes::DYN0001, "`become` cannot fan out", brackets, "a count is not allowed here")
+                    emitter.emit(
+                        c.custom(
+                            c.error(
+                                codes::DYN0001,
+                                "`become` cannot fan out",
+                                brackets,
+                                "a count is not allowed here",
+                            )
                             .with_note("`become` replaces the current work item with exactly one other")
                             .with_hint("use `spawn[n] stage(payload);` to fan out"),
-                    ));
+                        ),
+                    );
                 }
-                Stmt::Become(Spawn { target, payload, count: None, span: c.span(e.span()) })
+                Stmt::Become(Spawn {
+                    target,
+                    payload,
+                    count: None,
+                    span: c.span(e.span()),
+                })
             });
 
         let cond = text_until(c, |t| matches!(t, Tok::LBrace | Tok::Semi), "condition");
@@ -1003,13 +1128,27 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
                 let span = c.span(e.span());
                 let mut else_ = else_block.map(|b| Box::new(Stmt::Block(b)));
                 for (start, cond, then) in else_ifs.into_iter().rev() {
-                    else_ = Some(Box::new(Stmt::If { cond, then, else_, span: start..span.end }));
+                    else_ = Some(Box::new(Stmt::If {
+                        cond,
+                        then,
+                        else_,
+                        span: start..span.end,
+                    }));
                 }
-                Stmt::If { cond, then, else_, span }
+                Stmt::If {
+                    cond,
+                    then,
+                    else_,
+                    span,
+                }
             });
 
         let for_ = just(Tok::For)
-            .ignore_then(just(Tok::LParen).ignore_then(inside_range(c)).then_ignore(just(Tok::RParen)))
+            .ignore_then(
+                just(Tok::LParen)
+                    .ignore_then(inside_range(c))
+                    .then_ignore(just(Tok::RParen)),
+            )
             .then(block.clone())
             .map_with(move |((s, end), body), e| Stmt::Loop {
                 kind: LoopKind::For,
@@ -1019,30 +1158,68 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
                 span: c.span(e.span()),
             });
 
-        let while_ = just(Tok::While).ignore_then(cond.clone()).then(block.clone()).map_with(move |(header, body), e| {
-            Stmt::Loop { kind: LoopKind::While, header, trip_count: None, body, span: c.span(e.span()) }
-        });
+        let while_ =
+            just(Tok::While)
+                .ignore_then(cond.clone())
+                .then(block.clone())
+                .map_with(move |(header, body), e| Stmt::Loop {
+                    kind: LoopKind::While,
+                    header,
+                    trip_count: None,
+                    body,
+                    span: c.span(e.span()),
+                });
 
         let keyword_end = move |_, e: &mut chumsky::input::MapExtra<'s, '_, In<'s>, Ex<'s>>| {
             let end = c.span(e.span()).end;
             end..end
         };
-        let loop_ = just(Tok::Loop).map_with(keyword_end).then(block.clone()).map_with(move |(header, body), e| {
-            Stmt::Loop { kind: LoopKind::Loop, header, trip_count: None, body, span: c.span(e.span()) }
-        });
-        let continuing = just(Tok::Continuing).map_with(keyword_end).then(block.clone()).map_with(move |(header, body), e| {
-            Stmt::Loop { kind: LoopKind::Continuing, header, trip_count: None, body, span: c.span(e.span()) }
-        });
+        let loop_ = just(Tok::Loop)
+            .map_with(keyword_end)
+            .then(block.clone())
+            .map_with(move |(header, body), e| Stmt::Loop {
+                kind: LoopKind::Loop,
+                header,
+                trip_count: None,
+                body,
+                span: c.span(e.span()),
+            });
+        let continuing = just(Tok::Continuing)
+            .map_with(keyword_end)
+            .then(block.clone())
+            .map_with(move |(header, body), e| Stmt::Loop {
+                kind: LoopKind::Continuing,
+                header,
+                trip_count: None,
+                body,
+                span: c.span(e.span()),
+            });
 
-        let case_selectors = text_until(c, |t| matches!(t, Tok::Colon | Tok::LBrace | Tok::Semi), "case selector");
-        let clause = choice((just(Tok::Case).ignore_then(case_selectors).ignored(), just(Tok::Default).ignored()))
-            .then_ignore(just(Tok::Colon).or_not())
-            .ignore_then(block.clone())
-            .map(Some)
-            .recover_with(via_parser(clause_skip(c)));
+        let case_selectors = text_until(
+            c,
+            |t| matches!(t, Tok::Colon | Tok::LBrace | Tok::Semi),
+            "case selector",
+        );
+        let clause = choice((
+            just(Tok::Case).ignore_then(case_selectors).ignored(),
+            just(Tok::Default).ignored(),
+        ))
+        .then_ignore(just(Tok::Colon).or_not())
+        .ignore_then(block.clone())
+        .map(Some)
+        .recover_with(via_parser(clause_skip(c)));
         let switch = just(Tok::Switch)
-            .ignore_then(text_until(c, |t| matches!(t, Tok::LBrace | Tok::Semi), "selector expression"))
-            .then(clause.repeated().collect::<Vec<_>>().delimited_by(just(Tok::LBrace), just(Tok::RBrace)))
+            .ignore_then(text_until(
+                c,
+                |t| matches!(t, Tok::LBrace | Tok::Semi),
+                "selector expression",
+            ))
+            .then(
+                clause
+                    .repeated()
+                    .collect::<Vec<_>>()
+                    .delimited_by(just(Tok::LBrace), just(Tok::RBrace)),
+            )
             .map_with(move |(header, clauses), e| Stmt::Switch {
                 header,
                 clauses: clauses.into_iter().flatten().collect(),
@@ -1088,7 +1265,10 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
         stmt.repeated()
             .collect::<Vec<_>>()
             .delimited_by(just(Tok::LBrace), just(Tok::RBrace))
-            .map_with(move |stmts, e| Block { stmts, span: c.span(e.span()) })
+            .map_with(move |stmts, e| Block {
+                stmts,
+                span: c.span(e.span()),
+            })
             .labelled("block")
     })
 }
@@ -1098,12 +1278,36 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
 
 /// An item before its attributes and span are attached.
 enum Body {
-    Resource { kind: ResourceKind, name: Ident, ty: ResourceType, fill: Option<Literal> },
-    Param { name: Ident, ty: TypeExpr, default: Option<Literal> },
-    Struct { name: Ident, fields: Vec<Field> },
-    Wgsl { kind: WgslItemKind, name: Ident, body: Option<Block> },
-    Stage { name: Ident, params: Vec<Option<(Vec<Attribute>, StageParam)>>, body: Block },
-    Entry { stage: Ident, count: SizeExpr, until: Option<Block> },
+    Resource {
+        kind: ResourceKind,
+        name: Ident,
+        ty: ResourceType,
+        fill: Option<Literal>,
+    },
+    Param {
+        name: Ident,
+        ty: TypeExpr,
+        default: Option<Literal>,
+    },
+    Struct {
+        name: Ident,
+        fields: Vec<Field>,
+    },
+    Wgsl {
+        kind: WgslItemKind,
+        name: Ident,
+        body: Option<Block>,
+    },
+    Stage {
+        name: Ident,
+        params: Vec<Option<(Vec<Attribute>, StageParam)>>,
+        body: Block,
+    },
+    Entry {
+        stage: Ident,
+        count: SizeExpr,
+        until: Option<Block>,
+    },
 }
 
 fn build_item<'s>(
@@ -1124,8 +1328,21 @@ fn build_item<'s>(
         }
     };
     match body {
-        Body::Resource { kind, name, ty, fill } => Item::Resource(Resource { attrs, kind, name, ty, fill, span }),
-        Body::Param { name, ty, default } => Item::Param(Param { attrs, name, ty, default, span }),
+        Body::Resource { kind, name, ty, fill } => Item::Resource(Resource {
+            attrs,
+            kind,
+            name,
+            ty,
+            fill,
+            span,
+        }),
+        Body::Param { name, ty, default } => Item::Param(Param {
+            attrs,
+            name,
+            ty,
+            default,
+            span,
+        }),
         Body::Struct { name, fields } => {
             no_attrs("struct", &attrs, emitter);
             Item::Struct(StructDecl { name, fields, span })
@@ -1144,16 +1361,22 @@ fn build_item<'s>(
             let mut index: Option<StageParam> = None;
             if params.len() > 2 {
                 let extra = &params[2].1;
-                emitter.emit(c.custom(
-                    c.error(
-                        codes::DYN0001,
-                        format!("stage `{}` has {} parameters; a stage takes at most two", name.name, params.len()),
-                        extra.span.start..params[params.len() - 1].1.span.end,
-                        "extra parameters",
-                    )
-                    .with_note("a stage takes at most one payload parameter and one `@index` parameter")
-                    .with_hint("bundle the payload values in a struct"),
-                ));
+                emitter.emit(
+                    c.custom(
+                        c.error(
+                            codes::DYN0001,
+                            format!(
+                                "stage `{}` has {} parameters; a stage takes at most two",
+                                name.name,
+                                params.len()
+                            ),
+                            extra.span.start..params[params.len() - 1].1.span.end,
+                            "extra parameters",
+                        )
+                        .with_note("a stage takes at most one payload parameter and one `@index` parameter")
+                        .with_hint("bundle the payload values in a struct"),
+                    ),
+                );
             }
             for (attrs, p) in params.iter().cloned() {
                 let mut is_index = false;
@@ -1169,15 +1392,17 @@ fn build_item<'s>(
                             )));
                         }
                     } else {
-                        emitter.emit(c.custom(
-                            c.error(
-                                codes::DYN0001,
-                                format!("unexpected attribute `@{}` on a stage parameter", a.name.name),
-                                a.span.clone(),
-                                "not allowed here",
-                            )
-                            .with_note("the only attribute a stage parameter takes is `@index`, once"),
-                        ));
+                        emitter.emit(
+                            c.custom(
+                                c.error(
+                                    codes::DYN0001,
+                                    format!("unexpected attribute `@{}` on a stage parameter", a.name.name),
+                                    a.span.clone(),
+                                    "not allowed here",
+                                )
+                                .with_note("the only attribute a stage parameter takes is `@index`, once"),
+                            ),
+                        );
                     }
                 }
                 let slot = if is_index { &mut index } else { &mut payload };
@@ -1195,23 +1420,38 @@ fn build_item<'s>(
                                 "a stage has at most one payload parameter; mark the fan-out index with `@index`",
                             )
                         };
-                        emitter.emit(c.custom(
-                            c.error(codes::DYN0001, message, p.span.clone(), "second one here")
-                                .with_label(prev.span.clone(), "first one here")
-                                .with_note(note)
-                                .with_hint(if is_index {
-                                    "remove one of the `@index` attributes"
-                                } else {
-                                    "bundle the payload values in a struct, or mark the index parameter `@index`"
-                                }),
-                        ));
+                        emitter.emit(
+                            c.custom(
+                                c.error(codes::DYN0001, message, p.span.clone(), "second one here")
+                                    .with_label(prev.span.clone(), "first one here")
+                                    .with_note(note)
+                                    .with_hint(if is_index {
+                                        "remove one of the `@index` attributes"
+                                    } else {
+                                        "bundle the payload values in a struct, or mark the index parameter `@index`"
+                                    }),
+                            ),
+                        );
                     }
                     Some(_) => {}
                 }
             }
-            Item::Stage(Stage { attrs, name, payload, index, body, span })
+            Item::Stage(Stage {
+                attrs,
+                name,
+                payload,
+                index,
+                body,
+                span,
+            })
         }
-        Body::Entry { stage, count, until } => Item::Entry(Entry { attrs, stage, count, until, span }),
+        Body::Entry { stage, count, until } => Item::Entry(Entry {
+            attrs,
+            stage,
+            count,
+            until,
+            span,
+        }),
     }
 }
 
@@ -1232,7 +1472,11 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
                 .delimited_by(just(Tok::LParen), just(Tok::RParen))
                 .or_not(),
         )
-        .map_with(move |(name, args), e| Attribute { name, args: args.unwrap_or_default(), span: c.span(e.span()) });
+        .map_with(move |(name, args), e| Attribute {
+            name,
+            args: args.unwrap_or_default(),
+            span: c.span(e.span()),
+        });
     let attrs = attr.repeated().collect::<Vec<_>>();
 
     let number = select! { Tok::Int => (), Tok::Float => () };
@@ -1281,15 +1525,17 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
         .then(ty.clone())
         .validate(move |((attrs, name), ty), e, emitter| {
             if let (Some(first), Some(last)) = (attrs.first(), attrs.last()) {
-                emitter.emit(c.custom(
-                    c.error(
-                        codes::DYN0001,
-                        "attributes on struct fields are not supported",
-                        first.span.start..last.span.end,
-                        "not allowed here",
-                    )
-                    .with_note("the compiler chooses the layout of every struct itself"),
-                ));
+                emitter.emit(
+                    c.custom(
+                        c.error(
+                            codes::DYN0001,
+                            "attributes on struct fields are not supported",
+                            first.span.start..last.span.end,
+                            "not allowed here",
+                        )
+                        .with_note("the compiler chooses the layout of every struct itself"),
+                    ),
+                );
             }
             let span = name.span.start..c.span(e.span()).end;
             Some(Field { name, ty, span })
@@ -1297,10 +1543,17 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
         .recover_with(via_parser(list_skip(c, "field")));
     let field_sep = just(Tok::Comma).ignored().or(just(Tok::Semi)
         .validate(move |_, e, emitter| {
-            emitter.emit(c.custom(
-                c.error(codes::DYN0001, "struct fields are separated by `,`", c.span(e.span()), "expected `,`")
+            emitter.emit(
+                c.custom(
+                    c.error(
+                        codes::DYN0001,
+                        "struct fields are separated by `,`",
+                        c.span(e.span()),
+                        "expected `,`",
+                    )
                     .with_hint("replace this `;` with `,`"),
-            ));
+                ),
+            );
         })
         .ignored());
     let struct_ = just(Tok::Struct)
@@ -1313,43 +1566,85 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
                 .delimited_by(just(Tok::LBrace), just(Tok::RBrace)),
         )
         .then_ignore(just(Tok::Semi).or_not())
-        .map(|(name, fields)| Body::Struct { name, fields: fields.into_iter().flatten().collect() });
+        .map(|(name, fields)| Body::Struct {
+            name,
+            fields: fields.into_iter().flatten().collect(),
+        });
 
-    let params_group = just(Tok::LParen).then(inside_range(c)).then(just(Tok::RParen)).ignored();
-    let ret = just(Tok::Arrow)
-        .ignore_then(text_until(c, |t| matches!(t, Tok::LBrace | Tok::Semi) || t.starts_item(), "return type"));
+    let params_group = just(Tok::LParen)
+        .then(inside_range(c))
+        .then(just(Tok::RParen))
+        .ignored();
+    let ret = just(Tok::Arrow).ignore_then(text_until(
+        c,
+        |t| matches!(t, Tok::LBrace | Tok::Semi) || t.starts_item(),
+        "return type",
+    ));
     let fn_ = just(Tok::Fn)
         .ignore_then(ident.clone())
         .then_ignore(params_group)
         .then_ignore(ret.or_not())
         .then(block.clone())
-        .map(|(name, body)| Body::Wgsl { kind: WgslItemKind::Fn, name, body: Some(body) });
+        .map(|(name, body)| Body::Wgsl {
+            kind: WgslItemKind::Fn,
+            name,
+            body: Some(body),
+        });
 
     let const_ = just(Tok::Const)
         .ignore_then(ident.clone())
         .then_ignore(
             just(Tok::Colon)
-                .ignore_then(text_until(c, |t| matches!(t, Tok::Eq | Tok::Semi | Tok::LBrace) || t.starts_item(), "type"))
+                .ignore_then(text_until(
+                    c,
+                    |t| matches!(t, Tok::Eq | Tok::Semi | Tok::LBrace) || t.starts_item(),
+                    "type",
+                ))
                 .or_not(),
         )
         .then_ignore(just(Tok::Eq))
-        .then_ignore(text_until(c, |t| matches!(t, Tok::Semi | Tok::LBrace) || t.starts_item(), "expression"))
+        .then_ignore(text_until(
+            c,
+            |t| matches!(t, Tok::Semi | Tok::LBrace) || t.starts_item(),
+            "expression",
+        ))
         .then_ignore(semi.clone())
-        .map(|name| Body::Wgsl { kind: WgslItemKind::Const, name, body: None });
+        .map(|name| Body::Wgsl {
+            kind: WgslItemKind::Const,
+            name,
+            body: None,
+        });
 
     let alias = just(Tok::Alias)
         .ignore_then(ident.clone())
         .then_ignore(just(Tok::Eq))
-        .then_ignore(text_until(c, |t| matches!(t, Tok::Semi | Tok::LBrace) || t.starts_item(), "type"))
+        .then_ignore(text_until(
+            c,
+            |t| matches!(t, Tok::Semi | Tok::LBrace) || t.starts_item(),
+            "type",
+        ))
         .then_ignore(semi.clone())
-        .map(|name| Body::Wgsl { kind: WgslItemKind::Alias, name, body: None });
+        .map(|name| Body::Wgsl {
+            kind: WgslItemKind::Alias,
+            name,
+            body: None,
+        });
 
     let stage_param = attrs
         .clone()
         .then(ident.clone())
         .then_ignore(just(Tok::Colon))
         .then(ty.clone())
-        .map_with(move |((attrs, name), ty), e| Some((attrs, StageParam { name, ty, span: c.span(e.span()) })))
+        .map_with(move |((attrs, name), ty), e| {
+            Some((
+                attrs,
+                StageParam {
+                    name,
+                    ty,
+                    span: c.span(e.span()),
+                },
+            ))
+        })
         .recover_with(via_parser(list_skip(c, "parameter")));
     let stage = just(Tok::Stage)
         .ignore_then(ident.clone())
@@ -1371,8 +1666,16 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
             .then_ignore(just(Tok::Until))
             .then(block)
             .then_ignore(just(Tok::Semi).or_not())
-            .map(|((stage, count), until)| Body::Entry { stage, count, until: Some(until) }),
-        ident.then(count).then_ignore(semi).map(|(stage, count)| Body::Entry { stage, count, until: None }),
+            .map(|((stage, count), until)| Body::Entry {
+                stage,
+                count,
+                until: Some(until),
+            }),
+        ident.then(count).then_ignore(semi).map(|(stage, count)| Body::Entry {
+            stage,
+            count,
+            until: None,
+        }),
     )));
 
     let item = attrs
@@ -1455,13 +1758,21 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
         }
     }
     let found_desc = describe_found(c, i);
-    let span = if i < n { c.range(i, i + 1) } else { c.src.len()..c.src.len() };
+    let span = if i < n {
+        c.range(i, i + 1)
+    } else {
+        c.src.len()..c.src.len()
+    };
     let message = if exp.is_empty() {
         format!("unexpected {found_desc}")
     } else {
         format!("expected {}, found {found_desc}", join_or(&exp))
     };
-    let label = if i < n { format!("unexpected {}", describe_found(c, i)) } else { "the file ends here".into() };
+    let label = if i < n {
+        format!("unexpected {}", describe_found(c, i))
+    } else {
+        "the file ends here".into()
+    };
     let mut d = Diagnostic::error(codes::DYN0001, message, span, label);
 
     let expects = |s: &str| exp.iter().any(|e| e == s);
@@ -1474,10 +1785,15 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
             || c.newline_between(i - 1, i))
     {
         let p = c.end(i - 1);
-        d = d.with_label(p..p, "`;` expected here").with_hint("did you forget a `;`?");
+        d = d
+            .with_label(p..p, "`;` expected here")
+            .with_hint("did you forget a `;`?");
     } else if let Some(t) = found_tok {
         if t.is_keyword() && (expects("identifier") || expects("stage name") || expects("type")) {
-            d = d.with_hint(format!("`{}` is a reserved word and cannot be used as a name", c.text(i)));
+            d = d.with_hint(format!(
+                "`{}` is a reserved word and cannot be used as a name",
+                c.text(i)
+            ));
         } else if t == Tok::Semi && expects("`,`") && expects("`)`") {
             d = d.with_hint("list elements are separated by `,`");
         } else if expects("block") && exp.len() <= 2 {
@@ -1489,6 +1805,8 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
                 "module-scope variables are not part of .dyn: declare storage with `input`, `output` or \
                  `buffer`, run-time values with `param`, and constants with `const`",
             );
+        } else if expects("item") && matches!(t, Tok::Spawn | Tok::Become) {
+            d = d.with_hint(format!("`{}` is a statement: it belongs in a stage body", c.text(i)));
         } else if expects("item") && t == Tok::Semi {
             d = d.with_hint("remove this `;`: only `struct` and `entry loop` declarations may end with one");
         } else if expects("item") && !expects("`(`") {

@@ -11,7 +11,14 @@ fn int(v: u64) -> impl Fn(&SizeExpr) -> bool {
 
 #[test]
 fn empty_and_blank_files() {
-    for src in ["", "   \n\t\r\n", "// only a comment", "/* block */", "/* /* nested */ */\n// x", "\u{FEFF}"] {
+    for src in [
+        "",
+        "   \n\t\r\n",
+        "// only a comment",
+        "/* block */",
+        "/* /* nested */ */\n// x",
+        "\u{FEFF}",
+    ] {
         let file = parse_ok(src);
         assert!(file.items.is_empty(), "{src:?}");
     }
@@ -50,7 +57,11 @@ fn resources() {
 
     assert_eq!(r[1].kind, ResourceKind::Output);
     match &r[1].ty {
-        ResourceType::Array { elem, len: Some(SizeExpr::Len { resource, span }), .. } => {
+        ResourceType::Array {
+            elem,
+            len: Some(SizeExpr::Len { resource, span }),
+            ..
+        } => {
             assert_eq!(elem.name.name, "atomic");
             assert_eq!(elem.args.len(), 1);
             assert_eq!(elem.args[0].name.name, "u32");
@@ -81,7 +92,16 @@ fn resources() {
     assert!(int(3)(&r[3].attrs[1].args[0]));
     assert!(text(src, &r[3].span).starts_with("@group(0) @binding(3) output dist"));
     match &r[3].ty {
-        ResourceType::Array { len: Some(SizeExpr::Binary { op: BinOp::Sub, lhs, rhs, span }), .. } => {
+        ResourceType::Array {
+            len:
+                Some(SizeExpr::Binary {
+                    op: BinOp::Sub,
+                    lhs,
+                    rhs,
+                    span,
+                }),
+            ..
+        } => {
             assert!(matches!(&**lhs, SizeExpr::Len { resource, .. } if resource.name == "row_ptr"));
             assert!(int(1)(rhs));
             assert_eq!(text(src, span), "len(row_ptr) - 1");
@@ -175,7 +195,14 @@ fn types() {
 
 #[test]
 fn size_expressions() {
-    let cases = ["1 + 2 * 3", "10 - 2 - 3", "(1 + 2) * 3", "n / 2u + len(x)", "0x10u", "((n))"];
+    let cases = [
+        "1 + 2 * 3",
+        "10 - 2 - 3",
+        "(1 + 2) * 3",
+        "n / 2u + len(x)",
+        "0x10u",
+        "((n))",
+    ];
     for case in cases {
         let src = format!("entry s({case});");
         let file = parse_ok(&src);
@@ -185,10 +212,20 @@ fn size_expressions() {
         assert_eq!(text(&src, &e.count.span()), expected, "span of {case}");
         match case {
             "1 + 2 * 3" => match &e.count {
-                SizeExpr::Binary { op: BinOp::Add, lhs, rhs, .. } => {
+                SizeExpr::Binary {
+                    op: BinOp::Add,
+                    lhs,
+                    rhs,
+                    ..
+                } => {
                     assert!(int(1)(lhs));
                     match &**rhs {
-                        SizeExpr::Binary { op: BinOp::Mul, lhs, rhs, span } => {
+                        SizeExpr::Binary {
+                            op: BinOp::Mul,
+                            lhs,
+                            rhs,
+                            span,
+                        } => {
                             assert!(int(2)(lhs) && int(3)(rhs));
                             assert_eq!(text(&src, span), "2 * 3");
                         }
@@ -198,7 +235,12 @@ fn size_expressions() {
                 other => panic!("{other:?}"),
             },
             "10 - 2 - 3" => match &e.count {
-                SizeExpr::Binary { op: BinOp::Sub, lhs, rhs, .. } => {
+                SizeExpr::Binary {
+                    op: BinOp::Sub,
+                    lhs,
+                    rhs,
+                    ..
+                } => {
                     assert!(int(3)(rhs));
                     assert!(matches!(&**lhs, SizeExpr::Binary { op: BinOp::Sub, .. }));
                     assert_eq!(text(&src, &lhs.span()), "10 - 2");
@@ -206,16 +248,28 @@ fn size_expressions() {
                 other => panic!("{other:?}"),
             },
             "(1 + 2) * 3" => match &e.count {
-                SizeExpr::Binary { op: BinOp::Mul, lhs, .. } => {
+                SizeExpr::Binary {
+                    op: BinOp::Mul, lhs, ..
+                } => {
                     assert!(matches!(&**lhs, SizeExpr::Binary { op: BinOp::Add, .. }));
                     assert_eq!(text(&src, &lhs.span()), "1 + 2");
                 }
                 other => panic!("{other:?}"),
             },
             "n / 2u + len(x)" => match &e.count {
-                SizeExpr::Binary { op: BinOp::Add, lhs, rhs, .. } => {
+                SizeExpr::Binary {
+                    op: BinOp::Add,
+                    lhs,
+                    rhs,
+                    ..
+                } => {
                     match &**lhs {
-                        SizeExpr::Binary { op: BinOp::Div, lhs, rhs, .. } => {
+                        SizeExpr::Binary {
+                            op: BinOp::Div,
+                            lhs,
+                            rhs,
+                            ..
+                        } => {
                             assert!(matches!(&**lhs, SizeExpr::Param(id) if id.name == "n"));
                             assert!(int(2)(rhs));
                         }
@@ -277,11 +331,17 @@ fn wgsl_items() {
     assert_eq!(items.len(), 6);
     assert_eq!(items[0].kind, WgslItemKind::Fn);
     assert_eq!(items[0].name.name, "pcg");
-    assert_eq!(text(src, &items[0].span), "fn pcg(x: u32) -> u32 {\n    let s = x * 747796405u;\n    return s;\n}");
+    assert_eq!(
+        text(src, &items[0].span),
+        "fn pcg(x: u32) -> u32 {\n    let s = x * 747796405u;\n    return s;\n}"
+    );
     let body = items[0].body.as_ref().unwrap();
     assert_eq!(body.stmts.len(), 2);
     assert_eq!(text(src, &body.stmts[1].span()), "return s;");
-    assert_eq!(text(src, &items[1].span), "@must_use fn f(a: array<f32, 4>) -> array<f32, 4> { return a; }");
+    assert_eq!(
+        text(src, &items[1].span),
+        "@must_use fn f(a: array<f32, 4>) -> array<f32, 4> { return a; }"
+    );
     // Spawns in helpers are parsed (the checker rejects them).
     assert!(matches!(&items[2].body.as_ref().unwrap().stmts[0], Stmt::Spawn(s) if s.target.name == "h"));
     assert_eq!(items[3].kind, WgslItemKind::Const);
@@ -380,13 +440,19 @@ fn spawn_and_become() {
     assert_eq!(sp[1].0.target.name, "relax");
     assert_eq!(text(src, sp[1].0.count.as_ref().unwrap()), "end - begin");
     assert_eq!(text(src, sp[1].0.payload.as_ref().unwrap()), "Edge(u, row_ptr[u])");
-    assert_eq!(text(src, &sp[1].0.span), "spawn[end - begin] relax(Edge(u, row_ptr[u]));");
+    assert_eq!(
+        text(src, &sp[1].0.span),
+        "spawn[end - begin] relax(Edge(u, row_ptr[u]));"
+    );
     assert!(sp[2].0.payload.is_none());
     assert_eq!(text(src, sp[3].0.payload.as_ref().unwrap()), "a + b");
     assert!(sp[4].1);
     assert_eq!(sp[4].0.target.name, "step");
     assert!(sp[4].0.count.is_none());
-    assert_eq!(text(src, sp[4].0.payload.as_ref().unwrap()), "Walk(w.i, next, w.count + 1u)");
+    assert_eq!(
+        text(src, sp[4].0.payload.as_ref().unwrap()),
+        "Walk(w.i, next, w.count + 1u)"
+    );
     assert_eq!(text(src, &sp[4].0.span), "become step(Walk(w.i, next, w.count + 1u));");
     assert_eq!(text(src, sp[5].0.count.as_ref().unwrap()), "n[i]");
 }
@@ -400,7 +466,12 @@ fn if_else_chains() {
                }";
     let stmts = body(src);
     match &stmts[0] {
-        Stmt::If { cond, then, else_: None, span } => {
+        Stmt::If {
+            cond,
+            then,
+            else_: None,
+            span,
+        } => {
             assert_eq!(text(src, cond), "(a)");
             assert!(matches!(&then.stmts[0], Stmt::Spawn(_)));
             assert_eq!(text(src, span), "if (a) { spawn t(1); }");
@@ -408,7 +479,9 @@ fn if_else_chains() {
         other => panic!("{other:?}"),
     }
     match &stmts[1] {
-        Stmt::If { cond, else_: Some(e), .. } => {
+        Stmt::If {
+            cond, else_: Some(e), ..
+        } => {
             assert_eq!(text(src, cond), "a < b");
             match &**e {
                 Stmt::Block(b) => assert_eq!(text(src, &b.span), "{ x = 1; }"),
@@ -418,15 +491,33 @@ fn if_else_chains() {
         other => panic!("{other:?}"),
     }
     match &stmts[2] {
-        Stmt::If { cond, else_: Some(e1), span, .. } => {
+        Stmt::If {
+            cond,
+            else_: Some(e1),
+            span,
+            ..
+        } => {
             assert_eq!(text(src, cond), "(a)");
-            assert_eq!(text(src, span), "if (a) { } else if b { } else if (c) { spawn t(2); } else { }");
+            assert_eq!(
+                text(src, span),
+                "if (a) { } else if b { } else if (c) { spawn t(2); } else { }"
+            );
             match &**e1 {
-                Stmt::If { cond, else_: Some(e2), span, .. } => {
+                Stmt::If {
+                    cond,
+                    else_: Some(e2),
+                    span,
+                    ..
+                } => {
                     assert_eq!(text(src, cond), "b");
                     assert_eq!(text(src, span), "if b { } else if (c) { spawn t(2); } else { }");
                     match &**e2 {
-                        Stmt::If { cond, then, else_: Some(e3), .. } => {
+                        Stmt::If {
+                            cond,
+                            then,
+                            else_: Some(e3),
+                            ..
+                        } => {
                             assert_eq!(text(src, cond), "(c)");
                             assert!(matches!(&then.stmts[0], Stmt::Spawn(_)));
                             assert!(matches!(&**e3, Stmt::Block(_)));
@@ -444,7 +535,12 @@ fn if_else_chains() {
 fn for_trip(header: &str) -> Option<u64> {
     let src = format!("stage s() {{ for ({header}) {{ }} }}");
     match &body(&src)[0] {
-        Stmt::Loop { kind: LoopKind::For, header: h, trip_count, .. } => {
+        Stmt::Loop {
+            kind: LoopKind::For,
+            header: h,
+            trip_count,
+            ..
+        } => {
             assert_eq!(text(&src, h), header.trim());
             *trip_count
         }
@@ -486,7 +582,13 @@ fn loops_and_blocks() {
                }";
     let stmts = body(src);
     match &stmts[0] {
-        Stmt::Loop { kind: LoopKind::While, header, trip_count: None, body, span } => {
+        Stmt::Loop {
+            kind: LoopKind::While,
+            header,
+            trip_count: None,
+            body,
+            span,
+        } => {
             assert_eq!(text(src, header), "(x < 3)");
             assert_eq!(body.stmts.len(), 1);
             assert_eq!(text(src, span), "while (x < 3) { x++; }");
@@ -494,16 +596,32 @@ fn loops_and_blocks() {
         other => panic!("{other:?}"),
     }
     match &stmts[1] {
-        Stmt::Loop { kind: LoopKind::While, header, .. } => assert_eq!(text(src, header), "x < 3"),
+        Stmt::Loop {
+            kind: LoopKind::While,
+            header,
+            ..
+        } => assert_eq!(text(src, header), "x < 3"),
         other => panic!("{other:?}"),
     }
     match &stmts[2] {
-        Stmt::Loop { kind: LoopKind::Loop, header, body, span, .. } => {
+        Stmt::Loop {
+            kind: LoopKind::Loop,
+            header,
+            body,
+            span,
+            ..
+        } => {
             assert!(header.is_empty());
             assert_eq!(header.start, span.start + "loop".len());
             assert!(matches!(&body.stmts[0], Stmt::If { .. }));
             match &body.stmts[1] {
-                Stmt::Loop { kind: LoopKind::Continuing, header, body, span, .. } => {
+                Stmt::Loop {
+                    kind: LoopKind::Continuing,
+                    header,
+                    body,
+                    span,
+                    ..
+                } => {
                     assert!(header.is_empty());
                     assert_eq!(body.stmts.len(), 2);
                     assert_eq!(text(src, &body.stmts[1].span()), "break if x > 3;");

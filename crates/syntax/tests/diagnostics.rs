@@ -32,7 +32,11 @@ fn two_broken_items_two_errors_good_items_kept() {
     let p = parse_checked(src);
     assert_eq!(codes(&p.diagnostics), [DYN0001, DYN0001], "{:#?}", p.diagnostics);
     assert_eq!(text(src, &p.diagnostics[0].primary.span), "array");
-    assert!(p.diagnostics[0].message.contains("expected `:`"), "{}", p.diagnostics[0].message);
+    assert!(
+        p.diagnostics[0].message.contains("expected `:`"),
+        "{}",
+        p.diagnostics[0].message
+    );
     assert!(p.diagnostics[0].primary.message.contains("identifier `array`"));
     assert_eq!(text(src, &p.diagnostics[1].primary.span), "u32");
     // The stage with the broken parameter is kept (without the parameter).
@@ -59,8 +63,16 @@ fn errors_in_several_statements_are_all_reported() {
     assert!(p.diagnostics[3].message.contains("statement"));
     let s = stage(&p.file, "s");
     // The good statements survive.
-    assert!(s.body.stmts.iter().any(|st| matches!(st, Stmt::Spawn(x) if x.target.name == "d")));
-    assert!(s.body.stmts.iter().any(|st| matches!(st, Stmt::Become(x) if x.target.name == "c" && x.count.is_none())));
+    assert!(s
+        .body
+        .stmts
+        .iter()
+        .any(|st| matches!(st, Stmt::Spawn(x) if x.target.name == "d")));
+    assert!(s
+        .body
+        .stmts
+        .iter()
+        .any(|st| matches!(st, Stmt::Become(x) if x.target.name == "c" && x.count.is_none())));
     stage(&p.file, "t");
 }
 
@@ -91,6 +103,32 @@ fn missing_semicolon_at_end_of_line() {
     assert_eq!(s.body.stmts.len(), 2);
     assert!(matches!(&s.body.stmts[0], Stmt::Spawn(_)));
     assert_eq!(item_names(&p.file), ["s", "a", "n"]);
+}
+
+#[test]
+fn missing_semicolon_between_wgsl_statements() {
+    let src = "stage visit(u: u32) {\n    let begin = row_ptr[u]\n    let end = row_ptr[u + 1u];\n    x = 1\n    spawn t(1);\n    loop { continuing { break if x > 3; } }\n}";
+    let p = parse_checked(src);
+    assert_eq!(codes(&p.diagnostics), [DYN0001, DYN0001], "{:#?}", p.diagnostics);
+    assert_eq!(text(src, &p.diagnostics[0].primary.span), "let");
+    assert_eq!(text(src, &p.diagnostics[1].primary.span), "spawn");
+    assert!(p
+        .diagnostics
+        .iter()
+        .all(|d| d.hint.as_deref() == Some("did you forget a `;`?")));
+    let s = stage(&p.file, "visit");
+    let texts: Vec<String> = s.body.stmts.iter().map(|st| text(src, &st.span())).collect();
+    assert_eq!(
+        texts[..4],
+        [
+            "let begin = row_ptr[u]",
+            "let end = row_ptr[u + 1u];",
+            "x = 1",
+            "spawn t(1);"
+        ]
+    );
+    // `break if` is one statement.
+    assert!(matches!(&s.body.stmts[4], Stmt::Loop { .. }));
 }
 
 #[test]
@@ -224,7 +262,12 @@ fn unterminated_block_comment() {
 fn invalid_characters() {
     let src = "input $x: u32;  #\nparam n: u32 = 1u; `";
     let p = parse_checked(src);
-    assert_eq!(codes(&p.diagnostics), [DYN0003, DYN0003, DYN0003], "{:#?}", p.diagnostics);
+    assert_eq!(
+        codes(&p.diagnostics),
+        [DYN0003, DYN0003, DYN0003],
+        "{:#?}",
+        p.diagnostics
+    );
     assert_eq!(text(src, &p.diagnostics[0].primary.span), "$");
     assert_eq!(text(src, &p.diagnostics[1].primary.span), "#");
     assert!(p.diagnostics[1].hint.as_deref().unwrap().contains("//"));
@@ -253,7 +296,17 @@ fn invalid_literals() {
     let spans: Vec<String> = p.diagnostics.iter().map(|d| text(src, &d.primary.span)).collect();
     assert_eq!(
         spans,
-        ["123456789012345678901234567890", "0xFFFFFFFFFFFFFFFFF", "-3", "1.5", "012", "1abc", "0x", "1e", "1e+"]
+        [
+            "123456789012345678901234567890",
+            "0xFFFFFFFFFFFFFFFFF",
+            "-3",
+            "1.5",
+            "012",
+            "1abc",
+            "0x",
+            "1e",
+            "1e+"
+        ]
     );
     assert!(p.diagnostics[0].message.contains("too large"));
     assert_eq!(p.file.items.len(), 9);

@@ -22,7 +22,13 @@ fn sites(b: &Block, out: &mut Vec<(String, bool, bool)>) {
             Stmt::If { then, else_, .. } => {
                 sites(then, out);
                 if let Some(e) = else_ {
-                    sites(&Block { stmts: vec![(**e).clone()], span: 0..0 }, out);
+                    sites(
+                        &Block {
+                            stmts: vec![(**e).clone()],
+                            span: 0..0,
+                        },
+                        out,
+                    );
                 }
             }
             Stmt::Loop { body, .. } => sites(body, out),
@@ -64,10 +70,14 @@ fn triangle() {
     let add = stage(&file, "add");
     assert_eq!(add.payload.as_ref().unwrap().name.name, "i");
     assert_eq!(add.index.as_ref().unwrap().name.name, "k");
-    let Some(Item::Entry(e)) = file.items.last() else { panic!() };
+    let Some(Item::Entry(e)) = file.items.last() else {
+        panic!()
+    };
     assert_eq!(e.stage.name, "element");
     assert!(matches!(&e.count, SizeExpr::Len { resource, .. } if resource.name == "n"));
-    let Stmt::Spawn(s) = &stage(&file, "element").body.stmts[0] else { panic!() };
+    let Stmt::Spawn(s) = &stage(&file, "element").body.stmts[0] else {
+        panic!()
+    };
     assert_eq!(text(&src, s.count.as_ref().unwrap()), "n[i]");
 }
 
@@ -75,13 +85,20 @@ fn triangle() {
 fn collatz() {
     let src = read("collatz.dyn");
     let file = parse_ok(&src);
-    let Item::Struct(walk) = &file.items[2] else { panic!("{:?}", file.items[2]) };
-    assert_eq!(walk.fields.iter().map(|f| f.name.name.as_str()).collect::<Vec<_>>(), ["i", "value", "count"]);
+    let Item::Struct(walk) = &file.items[2] else {
+        panic!("{:?}", file.items[2])
+    };
+    assert_eq!(
+        walk.fields.iter().map(|f| f.name.name.as_str()).collect::<Vec<_>>(),
+        ["i", "value", "count"]
+    );
     assert_eq!(stage_sites(&file, "start"), [("step".to_string(), true, false)]);
     assert_eq!(stage_sites(&file, "step"), [("step".to_string(), true, false)]);
     let step = stage(&file, "step");
     assert!(matches!(&step.body.stmts[0], Stmt::If { .. }));
-    let Stmt::Become(b) = step.body.stmts.last().unwrap() else { panic!() };
+    let Stmt::Become(b) = step.body.stmts.last().unwrap() else {
+        panic!()
+    };
     assert_eq!(text(&src, b.payload.as_ref().unwrap()), "Walk(w.i, next, w.count + 1u)");
 }
 
@@ -105,8 +122,16 @@ fn tree() {
     assert_eq!(pcg.kind, WgslItemKind::Fn);
     assert!(text(&src, &pcg.span).starts_with("fn pcg(x: u32) -> u32 {"));
     assert!(text(&src, &pcg.span).ends_with("return (w >> 22u) ^ w;\n}"));
-    let Item::Resource(per_depth) = &file.items[3] else { panic!() };
-    assert!(matches!(&per_depth.ty, ResourceType::Array { len: Some(SizeExpr::Int { value: 25, .. }), .. }));
+    let Item::Resource(per_depth) = &file.items[3] else {
+        panic!()
+    };
+    assert!(matches!(
+        &per_depth.ty,
+        ResourceType::Array {
+            len: Some(SizeExpr::Int { value: 25, .. }),
+            ..
+        }
+    ));
 }
 
 #[test]

@@ -12,7 +12,43 @@ use std::time::{Duration, Instant};
 /// Runs `f` on a thread with a deliberately small stack (512 KiB), so that unbounded recursion
 /// anywhere (parsing, or dropping the tree) would show up as a crash.
 fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new().stack_size(512 * 1024).spawn(f).unwrap().join().unwrap()
+    std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+/// CPU time used by the current thread, from `/proc/thread-self/stat` (Linux); wall-clock time
+/// elsewhere. Timing assertions use CPU time so that a loaded machine does not make them flaky.
+struct CpuTimer {
+    wall: Instant,
+    cpu: Option<f64>,
+}
+
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split(' ').collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+impl CpuTimer {
+    fn start() -> Self {
+        CpuTimer {
+            wall: Instant::now(),
+            cpu: thread_cpu_seconds(),
+        }
+    }
+
+    /// Seconds of CPU time (or wall time) since `start`.
+    fn seconds(&self) -> f64 {
+        match (self.cpu, thread_cpu_seconds()) {
+            (Some(a), Some(b)) => b - a,
+            _ => self.wall.elapsed().as_secs_f64(),
+        }
+    }
 }
 
 fn examples() -> Vec<(String, String)> {
@@ -51,7 +87,7 @@ fn deep_nesting_is_rejected_at_the_first_too_deep_delimiter() {
             check_spans(&src, &p);
             (p.diagnostics, p.file.items.len())
         });
-        assert!(t.elapsed() < Duration::from_secs(2));
+        assert!(t.elapsed() < Duration::from_secs(30));
         let (diags, items) = p;
         assert_eq!(codes(&diags), [DYN0004], "{diags:#?}");
         assert_eq!(items, 0);
@@ -68,10 +104,18 @@ fn deep_nesting_is_rejected_at_the_first_too_deep_delimiter() {
 #[test]
 fn nesting_at_the_limit_is_accepted() {
     // The stage body is level 1: 255 more braces reach exactly the limit.
-    let src = format!("stage s() {{{}{}}}", "{".repeat(MAX_NESTING - 1), "}".repeat(MAX_NESTING - 1));
+    let src = format!(
+        "stage s() {{{}{}}}",
+        "{".repeat(MAX_NESTING - 1),
+        "}".repeat(MAX_NESTING - 1)
+    );
     let file = small_stack(move || parse_ok(&src));
     assert_eq!(file.items.len(), 1);
-    let src = format!("entry s({}1{});", "(".repeat(MAX_NESTING - 1), ")".repeat(MAX_NESTING - 1));
+    let src = format!(
+        "entry s({}1{});",
+        "(".repeat(MAX_NESTING - 1),
+        ")".repeat(MAX_NESTING - 1)
+    );
     small_stack(move || parse_ok(&src));
     // One more is too deep.
     let src = format!("stage s() {{{}{}}}", "{".repeat(MAX_NESTING), "}".repeat(MAX_NESTING));
@@ -147,30 +191,32 @@ fn binary_garbage() {
         })
         .collect();
     let src = String::from_utf8_lossy(&bytes).into_owned();
-    let t = Instant::now();
+    let t = CpuTimer::start();
     let p = parse_checked(&src);
-    assert!(t.elapsed() < Duration::from_secs(5));
+    assert!(t.seconds() < 5.0);
     assert!(!p.diagnostics.is_empty());
     assert!(p.diagnostics.len() <= MAX_DIAGNOSTICS + 1);
 
     // The same without NUL bytes: every run of junk is reported, up to the cap.
     let src: String = src.chars().filter(|&c| c != '\0').collect();
-    let t = Instant::now();
+    let t = CpuTimer::start();
     let p = parse_checked(&src);
-    assert!(t.elapsed() < Duration::from_secs(5));
+    assert!(t.seconds() < 5.0);
     assert_eq!(p.diagnostics.len(), MAX_DIAGNOSTICS + 1);
     assert_eq!(p.diagnostics.last().unwrap().code, DYN0004);
     assert!(p.diagnostics.last().unwrap().message.contains("too many syntax errors"));
 
     // Printable junk.
-    let junk: String = (0..200_000u32).map(|i| char::from(b"{}()[];:<>@,.=+-*/ab1"[(i * 7 % 21) as usize])).collect();
+    let junk: String = (0..200_000u32)
+        .map(|i| char::from(b"{}()[];:<>@,.=+-*/ab1"[(i * 7 % 21) as usize]))
+        .collect();
     let t = Instant::now();
     let p = small_stack(move || {
         let p = parse(&junk);
         check_spans(&junk, &p);
         p.diagnostics.len()
     });
-    assert!(t.elapsed() < Duration::from_secs(5));
+    assert!(t.elapsed() < Duration::from_secs(60));
     assert!(p > 0);
 }
 
@@ -222,14 +268,23 @@ fn ten_megabytes_of_valid_items_parse_quickly() {
         k += 1;
     }
     src.push_str("entry seed0(1);\n");
-    let t = Instant::now();
+    let t = CpuTimer::start();
     let p = parse(&src);
-    let elapsed = t.elapsed();
-    assert!(p.diagnostics.is_empty(), "{:#?}", &p.diagnostics[..p.diagnostics.len().min(5)]);
+    let seconds = t.seconds();
+    assert!(
+        p.diagnostics.is_empty(),
+        "{:#?}",
+        &p.diagnostics[..p.diagnostics.len().min(5)]
+    );
     // Per copy: 2 inputs, 1 param, 1 output, 3 stages.
     assert_eq!(p.file.items.len(), 7 * k + 1);
-    eprintln!("parsed {} bytes, {} items in {elapsed:?}", src.len(), p.file.items.len());
-    assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
+    eprintln!(
+        "parsed {} bytes, {} items in {seconds:.2} s of CPU time",
+        src.len(),
+        p.file.items.len()
+    );
+    // About 1.5 s in a debug build, a fraction of that in release.
+    assert!(seconds < 8.0, "took {seconds:.2} s");
 }
 
 #[test]
@@ -239,20 +294,20 @@ fn ten_megabytes_of_dense_statements_parse_quickly() {
         src.push_str("x = a+b*c-d/e+f[g](h); spawn t(x);\n");
     }
     src.push_str("}\n");
-    let t = Instant::now();
+    let t = CpuTimer::start();
     let p = parse(&src);
-    let elapsed = t.elapsed();
+    let seconds = t.seconds();
     assert!(p.diagnostics.is_empty());
-    eprintln!("parsed {} bytes in {elapsed:?}", src.len());
-    assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
+    eprintln!("parsed {} bytes in {seconds:.2} s of CPU time", src.len());
+    assert!(seconds < 8.0, "took {seconds:.2} s");
 }
 
 #[test]
 fn many_errors_are_capped() {
     let src = "input a b;\n".repeat(1000);
-    let t = Instant::now();
+    let t = CpuTimer::start();
     let p = parse_checked(&src);
-    assert!(t.elapsed() < Duration::from_secs(5));
+    assert!(t.seconds() < 5.0);
     assert_eq!(p.diagnostics.len(), MAX_DIAGNOSTICS + 1);
     assert!(p.diagnostics[..MAX_DIAGNOSTICS].iter().all(|d| d.code == DYN0001));
     assert_eq!(p.diagnostics[MAX_DIAGNOSTICS].code, DYN0004);

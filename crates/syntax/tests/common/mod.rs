@@ -14,14 +14,22 @@ pub fn parse_checked(src: &str) -> Parsed {
 /// Parses `src` and asserts there are no diagnostics.
 pub fn parse_ok(src: &str) -> File {
     let p = parse_checked(src);
-    assert!(p.diagnostics.is_empty(), "unexpected diagnostics for {src:?}:\n{:#?}", p.diagnostics);
+    assert!(
+        p.diagnostics.is_empty(),
+        "unexpected diagnostics for {src:?}:\n{:#?}",
+        p.diagnostics
+    );
     p.file
 }
 
 /// Parses `src` and returns its diagnostics, asserting there is at least one.
 pub fn parse_err(src: &str) -> Vec<Diagnostic> {
     let p = parse_checked(src);
-    assert!(!p.diagnostics.is_empty(), "expected diagnostics for {src:?}, got none; tree: {:#?}", p.file);
+    assert!(
+        !p.diagnostics.is_empty(),
+        "expected diagnostics for {src:?}, got none; tree: {:#?}",
+        p.file
+    );
     p.diagnostics
 }
 
@@ -36,7 +44,11 @@ pub fn text(src: &str, span: &Span) -> String {
 
 fn check_span(src: &str, span: &Span, what: &str) {
     assert!(span.start <= span.end, "{what}: inverted span {span:?}");
-    assert!(span.end <= src.len(), "{what}: span {span:?} past the end ({})", src.len());
+    assert!(
+        span.end <= src.len(),
+        "{what}: span {span:?} past the end ({})",
+        src.len()
+    );
     assert!(
         src.is_char_boundary(span.start) && src.is_char_boundary(span.end),
         "{what}: span {span:?} not on char boundaries"
@@ -48,7 +60,11 @@ fn check_span(src: &str, span: &Span, what: &str) {
 pub fn check_spans(src: &str, p: &Parsed) {
     for d in &p.diagnostics {
         assert!(!d.message.is_empty());
-        assert!(d.code.starts_with("DYN000"), "syntax diagnostics use DYN0001..DYN0005, got {}", d.code);
+        assert!(
+            d.code.starts_with("DYN000"),
+            "syntax diagnostics use DYN0001..DYN0005, got {}",
+            d.code
+        );
         check_span(src, &d.primary.span, "diagnostic");
         for l in &d.secondary {
             check_span(src, &l.span, "diagnostic label");
@@ -83,7 +99,10 @@ pub fn check_spans(src: &str, p: &Parsed) {
 
 fn inside(src: &str, child: &Span, parent: &Span, what: &str) {
     check_span(src, child, what);
-    assert!(parent.start <= child.start && child.end <= parent.end, "{what}: {child:?} not inside {parent:?}");
+    assert!(
+        parent.start <= child.start && child.end <= parent.end,
+        "{what}: {child:?} not inside {parent:?}"
+    );
 }
 
 fn check_block(src: &str, b: &Block, parent: &Span) {
