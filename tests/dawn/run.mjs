@@ -287,6 +287,8 @@ function plan(m, opts, limits) {
   uniform.setUint32(ex.config.ring_slots, Number(ringSlots), true);
   uniform.setUint32(ex.config.fuel, fuel, true);
   for (const p of m.params) uniform.setUint32(p.offset, params.get(p.name), true);
+  // True element counts: the kernel cannot tell an empty input from arrayLength (no empty buffers).
+  for (const l of ex.lengths) uniform.setUint32(l.offset, Number(lengths.get(l.binding) ?? 0n), true);
 
   // One buffer per binding: data bytes and allocated bytes (at least one element and 4 bytes).
   const buffers = m.bindings.map((b) => {

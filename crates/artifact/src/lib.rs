@@ -141,6 +141,10 @@ pub struct Executor {
     pub config: ConfigLayout,
     /// Size of the parameter uniform in bytes (a multiple of 16).
     pub params_size: u32,
+    /// Element counts the host writes into the parameter uniform (`u32` each), one per array
+    /// binding of the user's. WebGPU has no empty buffers, so the kernel cannot learn a length of
+    /// 0 from `arrayLength`; entry counts and key domains use these instead.
+    pub lengths: Vec<LengthSlot>,
     pub arena: ArenaLayout,
     pub control: ControlLayout,
     pub defaults: Defaults,
@@ -148,6 +152,14 @@ pub struct Executor {
     pub errors: Vec<ErrorInfo>,
     /// Largest number of non-keyed spawns nested along one chain of work (from the checker).
     pub max_spawn_depth: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LengthSlot {
+    /// Binding whose element count goes here.
+    pub binding: String,
+    /// Byte offset in the parameter uniform.
+    pub offset: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use std::fmt::Write;
 pub fn size_expr(program: &Program, e: &SizeExpr) -> String {
     match e {
         SizeExpr::Int(v) => format!("{}u", (*v).min(u32::MAX as u64)),
-        SizeExpr::Len(r) => format!("arrayLength(&{})", program.resources[*r].name),
+        SizeExpr::Len(r) => format!("dyn_params.dyn_len_{}", program.resources[*r].name),
         SizeExpr::Param(p) => format!("u32(dyn_params.{})", program.params[*p].name),
         SizeExpr::Binary(op, a, b) => {
             let op = match op {
@@ -227,8 +227,17 @@ pub fn params_struct(program: &Program) -> String {
     for p in &program.params {
         let _ = writeln!(out, "    {}: {},", p.name, p.ty.wgsl());
     }
+    for r in length_slots(program) {
+        let _ = writeln!(out, "    dyn_len_{}: u32,", r.name);
+    }
     out.push_str("}\n");
     out
+}
+
+/// Resources whose element count the host passes in the parameter uniform, after the user
+/// parameters, in declaration order.
+pub fn length_slots(program: &Program) -> impl Iterator<Item = &dyngc_ir::Resource> {
+    program.resources.iter().filter(|r| r.is_array)
 }
 
 /// True if some resource's WGSL access needs the binding declared read-write.

@@ -53,15 +53,7 @@ pub fn generate(program: &Program) -> Result<Artifact, Vec<Diagnostic>> {
         )]);
     }
     let Some(layout) = Layout::new(program) else {
-        return Err(vec![Diagnostic::error(
-            codes::DYN0501,
-            "a work item is too large for the executor's workgroup memory",
-            program.entry.span.clone(),
-            "the graph's largest payload times its spawns per unit does not fit",
-        )
-        .with_hint(
-            "make payloads smaller (pass indices instead of values) or spawn fewer items per unit",
-        )]);
+        return Err(vec![too_large(program)]);
     };
     let bindings = ExecutorBindings::new(program);
     let text = module_text(program, &layout, &bindings);
@@ -134,6 +126,31 @@ pub fn emit(artifact: &Artifact, target: Emit) -> Result<Vec<u8>, String> {
             Ok(text.into_bytes())
         }
     }
+}
+
+/// DYN0501, pointing at the stage with the largest payload.
+fn too_large(program: &Program) -> Diagnostic {
+    let words = |s: &dyngc_ir::Stage| s.payload.as_ref().map_or(0, |(_, t)| t.words(&program.structs));
+    let biggest = program.stages.iter().max_by_key(|s| words(s)).expect("a program has an entry stage");
+    let spawners: Vec<&str> =
+        program.stages.iter().filter(|s| s.max_spawns > 1).map(|s| s.name.as_str()).collect();
+    let mut d = Diagnostic::error(
+        codes::DYN0501,
+        "a work item is too large for the executor's workgroup memory",
+        biggest.span.clone(),
+        format!(
+            "`{}` carries a {}-word payload; with {} header words a work item is {} bytes",
+            biggest.name,
+            words(biggest),
+            layout::FRAME_HEADER_WORDS,
+            4 * (layout::FRAME_HEADER_WORDS + program.max_payload_words)
+        ),
+    )
+    .with_hint("make payloads smaller (pass an index into a buffer instead of the data) or spawn fewer items per unit");
+    if !spawners.is_empty() {
+        d = d.with_note(format!("stages spawning several items per unit: {}", spawners.join(", ")));
+    }
+    d
 }
 
 fn internal(program: &Program, message: String) -> Vec<Diagnostic> {
@@ -380,6 +397,13 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
             max_depth: s.max_depth,
         })
         .collect();
+    let lengths: Vec<art::LengthSlot> = glue::length_slots(program)
+        .enumerate()
+        .map(|(i, r)| art::LengthSlot {
+            binding: r.name.clone(),
+            offset: 16 + 4 * (program.params.len() + i) as u32,
+        })
+        .collect();
     let bytes_per_worker = layout.bytes_per_worker();
     let bytes_per_slot = layout.bytes_per_slot();
     let control = layout::control;
@@ -401,7 +425,8 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
                 ring_slots: 4,
                 fuel: 8,
             },
-            params_size: (16 + 4 * program.params.len() as u32).next_multiple_of(16),
+            params_size: (16 + 4 * (program.params.len() + lengths.len()) as u32).next_multiple_of(16),
+            lengths,
             arena: art::ArenaLayout {
                 frame_words: layout.frame_words,
                 stack_frames: layout.stack_frames,

@@ -372,6 +372,8 @@ fn triangle_zeros_and_ones() {
     );
 }
 
+/// `len(n) = 0`: the entry seeds no unit at all. (WebGPU buffers are never empty, so the kernel
+/// must not take the element count from `arrayLength` of the 4-byte buffer bound for it.)
 #[test]
 fn triangle_empty_input() {
     check_matrix(&support::triangle_case("empty", vec![]), false, &no_extra);

@@ -337,6 +337,13 @@ impl Plan {
         for (p, (_, v)) in manifest.params.iter().zip(&params) {
             put(&mut uniform, p.offset, *v);
         }
+        for slot in &ex.lengths {
+            let n = lengths.get(&slot.binding).copied().unwrap_or(0);
+            let n = u32::try_from(n).map_err(|_| {
+                Error::Option(format!("`{}` has {n} elements; the executor counts them in 32 bits", slot.binding))
+            })?;
+            put(&mut uniform, slot.offset, n);
+        }
 
         // Buffer sizes.
         let mut buffers = Vec::with_capacity(manifest.bindings.len());
@@ -479,6 +486,9 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
     in_uniform("config.workers", ex.config.workers)?;
     in_uniform("config.ring_slots", ex.config.ring_slots)?;
     in_uniform("config.fuel", ex.config.fuel)?;
+    for slot in &ex.lengths {
+        in_uniform(&format!("length of `{}`", slot.binding), slot.offset)?;
+    }
     for p in &m.params {
         in_uniform(&format!("parameter `{}`", p.name), p.offset)?;
     }
@@ -619,6 +629,7 @@ pub(crate) mod tests {
                     fuel: 8,
                 },
                 params_size: 32,
+                lengths: Vec::new(),
                 arena: ArenaLayout {
                     frame_words: 4,
                     stack_frames: 30,

@@ -116,6 +116,7 @@ fn manifest() -> Manifest {
                 fuel: 8,
             },
             params_size: 32,
+            lengths: Vec::new(),
             arena: ArenaLayout {
                 frame_words: 1,
                 stack_frames: 1,

@@ -55,21 +55,42 @@ pub(super) fn is_builtin_type(name: &str) -> bool {
     false
 }
 
-/// Levenshtein distance over chars.
+/// Edit distance over chars counting an adjacent transposition as one edit (optimal string
+/// alignment, a restricted Damerau–Levenshtein distance): `chlid` is one edit from `child`.
 pub(super) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows: the one before the previous (for transpositions), the previous, the current.
+    let mut prev2: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
     for (i, ca) in a.iter().enumerate() {
         cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+            let mut d = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                d = d.min(prev2[j - 1] + 1);
+            }
+            cur[j + 1] = d;
         }
+        std::mem::swap(&mut prev2, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
+}
+
+/// `` a `u32` ``, `` an `i32` ``: a type or name in backticks with its indefinite article, as
+/// it is read aloud (`u32` is "you-thirty-two", `f32` "eff-thirty-two").
+pub(super) fn with_article(name: &str) -> String {
+    let b = name.as_bytes();
+    let spelled_letter = b.len() > 1 && b[1].is_ascii_digit();
+    let an = match b.first() {
+        Some(b'a' | b'e' | b'i' | b'o') => true,
+        Some(b'f' | b'h' | b'l' | b'm' | b'n' | b'r' | b's' | b'x') => spelled_letter,
+        _ => false,
+    };
+    format!("{} `{name}`", if an { "an" } else { "a" })
 }
 
 /// The candidate closest to `name`, if one is close enough to be a plausible typo.
@@ -98,6 +119,17 @@ mod tests {
     #[test]
     fn suggestions() {
         assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("chlid", "child"), 1);
+        assert_eq!(distance("f23", "f32"), 1);
+        assert_eq!(distance("ca", "abc"), 3);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(closest("cuont", ["count", "root"]), Some("count"));
+        assert_eq!(with_article("u32"), "a `u32`");
+        assert_eq!(with_article("i32"), "an `i32`");
+        assert_eq!(with_article("f32"), "an `f32`");
+        assert_eq!(with_article("array<u32>"), "an `array<u32>`");
+        assert_eq!(with_article("vec3<f32>"), "a `vec3<f32>`");
+        assert_eq!(with_article("bool"), "a `bool`");
         assert_eq!(closest("nod", ["node", "child", "root"]), Some("node"));
         assert_eq!(closest("xyz", ["node", "child"]), None);
         assert!(reserved("dyn_x").is_some());
