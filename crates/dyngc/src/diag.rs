@@ -1,6 +1,7 @@
 //! Rendering diagnostics: codespan-reporting for people, one JSON object per line for tools.
 
 use crate::cli::{ColorMode, MessageFormat};
+use crate::excerpt::{Excerpt, LineIndex};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Files, SimpleFile};
 use codespan_reporting::term::{self, termcolor};
@@ -9,6 +10,9 @@ use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::ops::Range;
 use termcolor::{Color, ColorChoice, ColorSpec, StandardStream, WriteColor};
+
+/// Most diagnostics of one file rendered for people; the rest are counted.
+const MAX_RENDERED: usize = 100;
 
 /// Output settings shared by every command.
 pub struct Ctx {
@@ -257,8 +261,9 @@ mod tests {
         assert_eq!(clamp(&(start..end), src), 6..6);
         let d = Diagnostic::warning("DYN0302", "w", 50..60, "here");
         let mut out = termcolor::NoColor::new(Vec::new());
-        let file = SimpleFile::new("x.dyn", src);
-        term::emit_to_write_style(&mut out, &term::Config::default(), &file, &to_codespan(&d, src)).unwrap();
+        let spans = [clamp(&d.primary.span, src)];
+        let (excerpt, mapped) = Excerpt::new("x.dyn", src, &LineIndex::new(src), &spans);
+        term::emit_to_write_style(&mut out, &term::Config::default(), &excerpt, &to_codespan(&d, &mapped)).unwrap();
         let text = String::from_utf8(out.into_inner()).unwrap();
         assert!(text.contains("warning[DYN0302]: w"), "{text}");
     }

@@ -22,6 +22,7 @@ mod build;
 mod check;
 mod cli;
 mod diag;
+mod excerpt;
 mod explain;
 mod frontend;
 mod graph;

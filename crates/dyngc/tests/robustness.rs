@@ -7,8 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long one `dyngc check` may take (debug build, loaded machine).
+/// How long one `dyngc check` of a small file may take (debug build, loaded machine). A hang or
+/// a quadratic blow-up takes far longer; a healthy run takes milliseconds.
 const CLI_TIMEOUT: Duration = Duration::from_secs(5);
+/// The same for a 10 MB file: about 2 s of CPU time in a debug build, more wall time on a loaded
+/// machine.
+const BIG_TIMEOUT: Duration = Duration::from_secs(20);
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -75,10 +79,10 @@ fn check_files(dir: &Path, files: &[PathBuf], timeout: Duration) -> Run {
 /// Writes `contents` to `DIR/NAME.dyn` and checks it with the CLI: exit status 0 or 1 (never a
 /// crash or a signal), no panic, and diagnostics whenever it fails.
 #[track_caller]
-fn cli_check(dir: &Path, name: &str, contents: &[u8]) -> Run {
+fn cli_check(dir: &Path, name: &str, contents: &[u8], timeout: Duration) -> Run {
     let path = dir.join(format!("{name}.dyn"));
     std::fs::write(&path, contents).unwrap();
-    let run = check_files(dir, &[path], CLI_TIMEOUT);
+    let run = check_files(dir, &[path], timeout);
     assert_clean(name, &run, &[0, 1]);
     run
 }
@@ -86,7 +90,7 @@ fn cli_check(dir: &Path, name: &str, contents: &[u8]) -> Run {
 #[track_caller]
 fn assert_clean(what: &str, run: &Run, codes: &[i32]) {
     let stderr = &run.stderr;
-    let tail = &stderr[stderr.len().saturating_sub(4000)..].to_string();
+    let tail: String = stderr.chars().rev().take(4000).collect::<Vec<_>>().into_iter().rev().collect();
     assert!(
         run.code.is_some_and(|c| codes.contains(&c)),
         "{what}: exit status {:?}, expected one of {codes:?}\n--- stderr (tail)\n{tail}",
@@ -167,18 +171,17 @@ fn deep_inputs() -> Vec<(String, String)> {
     out
 }
 
-/// The 10 MB inputs: the examples repeated, a token soup, one comment, one stage body.
+/// The 10 MB inputs, each of many short lines: the examples repeated (every declaration a
+/// duplicate: ~128,000 checker errors, of which 100 are reported), one stage body of 600,000
+/// statements (validated by naga), and a token soup (a syntax error at every other token).
 fn big_inputs() -> Vec<(String, String)> {
     const SIZE: usize = 10 * 1024 * 1024;
     let fill = |unit: &str| unit.repeat(SIZE / unit.len() + 1);
     let all_examples: String = examples().into_iter().map(|(_, t)| t).collect();
     vec![
         ("examples_repeated".into(), fill(&all_examples)),
-        ("token_soup".into(), fill("stage { ( [ @ ; , < > -> ")),
-        ("comment".into(), format!("/*{}*/", fill("x"))),
-        ("unterminated_comment".into(), format!("/*{}", fill("x"))),
         ("stage_body".into(), format!("stage s(@index i: u32) {{\n{}}}\nentry s(1);\n", fill("let a = 1u + 2u;\n"))),
-        ("declarations".into(), fill("param p: u32;\n")),
+        ("token_soup".into(), fill("stage ; , @ -> < > param = :\n")),
     ]
 }
 
@@ -186,7 +189,7 @@ fn big_inputs() -> Vec<(String, String)> {
 fn empty_and_blank_files() {
     let dir = tmp("empty");
     for (name, text) in [("empty", ""), ("blank", " \n\t\r\n"), ("comment_only", "// nothing\n/* here */")] {
-        cli_check(&dir, name, text.as_bytes());
+        cli_check(&dir, name, text.as_bytes(), CLI_TIMEOUT);
         front_end(text);
     }
 }
@@ -216,7 +219,7 @@ fn binary_garbage() {
                 }
             })
             .collect();
-        cli_check(&dir, &format!("text{i}"), text.as_bytes());
+        cli_check(&dir, &format!("text{i}"), text.as_bytes(), CLI_TIMEOUT);
         front_end(&text);
     }
 }
@@ -237,7 +240,6 @@ fn every_truncation_of_every_example() {
     // CLI: every prefix length of the first example, and every 16th of the others, all in one
     // `dyngc check` run per example.
     let dir = tmp("truncations");
-    let started = Instant::now();
     for (n, (name, text)) in examples.iter().enumerate() {
         let step = if n == 0 { 1 } else { 16 };
         let sub = dir.join(name);
@@ -254,19 +256,20 @@ fn every_truncation_of_every_example() {
         let run = check_files(&sub, &files, CLI_TIMEOUT * 4);
         assert_clean(&format!("prefixes of {name}"), &run, &[1]);
     }
-    assert!(started.elapsed() < Duration::from_secs(20), "truncations took {:?}", started.elapsed());
 }
 
 #[test]
 fn ten_megabyte_files() {
     let dir = tmp("big");
     for (name, text) in big_inputs() {
-        let started = Instant::now();
-        cli_check(&dir, &name, text.as_bytes());
-        assert!(started.elapsed() < CLI_TIMEOUT, "{name}: {:?}", started.elapsed());
+        assert!(text.len() >= 10 * 1024 * 1024);
+        let run = cli_check(&dir, &name, text.as_bytes(), BIG_TIMEOUT);
+        assert_eq!(run.code, Some(1), "{name}");
+        // At most 100 diagnostics and a summary.
+        assert!(run.stderr.matches("\nerror[").count() <= 101, "{name}: too many diagnostics");
     }
     // Over the 16 MiB limit: refused with one diagnostic, not parsed.
-    let run = cli_check(&dir, "too_large", " ".repeat(17 * 1024 * 1024).as_bytes());
+    let run = cli_check(&dir, "too_large", " \n".repeat(9 * 1024 * 1024).as_bytes(), BIG_TIMEOUT);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("file too large"), "{}", run.stderr);
 }
@@ -275,10 +278,8 @@ fn ten_megabyte_files() {
 fn ten_thousand_deep_nesting() {
     let dir = tmp("deep");
     for (name, text) in deep_inputs() {
-        let started = Instant::now();
-        let run = cli_check(&dir, &name, text.as_bytes());
+        let run = cli_check(&dir, &name, text.as_bytes(), CLI_TIMEOUT);
         assert_eq!(run.code, Some(1), "{name}: accepted\n{}", run.stderr);
-        assert!(started.elapsed() < CLI_TIMEOUT, "{name}: {:?}", started.elapsed());
         let started = Instant::now();
         assert!(small_stack(move || front_end(&text)), "{name}: accepted");
         assert!(started.elapsed() < Duration::from_secs(2), "{name}: library took {:?}", started.elapsed());

@@ -28,8 +28,9 @@ use std::collections::HashMap;
 /// Resolves names, validates bodies with naga, builds the stage graph and checks it.
 ///
 /// `source` is the text `file` was parsed from (spans index into it); `name` becomes
-/// [`Program::name`]. Diagnostics come back sorted by the start of their primary span. The
-/// program is present exactly when no diagnostic is an error.
+/// [`Program::name`]. Diagnostics come back sorted by the start of their primary span, at most
+/// 100 of them and then one `DYN0004` counting the rest. The program is present exactly when no
+/// diagnostic is an error.
 pub fn check(file: &ast::File, source: &str, name: &str) -> Checked {
     let mut cx = Checker::new(file, source);
     let program = cx.run(name);
@@ -43,10 +44,31 @@ pub fn check(file: &ast::File, source: &str, name: &str) -> Checked {
     } else {
         program
     };
+    cap_diagnostics(&mut diagnostics);
     Checked {
         program,
         diagnostics,
     }
+}
+
+/// Keeps the first [`MAX_DIAGNOSTICS`](dyngc_syntax::limits::MAX_DIAGNOSTICS) diagnostics, as the
+/// parser does, and summarises the rest in one `DYN0004`: a file that repeats one mistake
+/// thousands of times (generated or corrupted input: a 10 MB file of duplicate declarations gives
+/// ~750,000) would otherwise bury the first ones and take the renderer minutes. The summary is an
+/// error exactly when a dropped diagnostic was one, so whether the file has errors is unchanged.
+fn cap_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
+    use dyngc_syntax::limits::MAX_DIAGNOSTICS;
+    if diagnostics.len() <= MAX_DIAGNOSTICS {
+        return;
+    }
+    let dropped = diagnostics.split_off(MAX_DIAGNOSTICS);
+    let (message, at) = (format!("too many diagnostics: {} more not shown", dropped.len()), dropped[0].primary.span.clone());
+    let summary = if dropped.iter().any(Diagnostic::is_error) {
+        Diagnostic::error(dyngc_syntax::codes::DYN0004, message, at, "reporting stops here")
+    } else {
+        Diagnostic::warning(dyngc_syntax::codes::DYN0004, message, at, "reporting stops here")
+    };
+    diagnostics.push(summary);
 }
 
 /// What a top-level name refers to.
@@ -75,8 +97,11 @@ impl GlobalKind {
 
 #[derive(Clone, Debug)]
 struct Global {
+    /// The first definition.
     kind: GlobalKind,
     span: Span,
+    /// Later definitions of the same name (each reported as DYN0101).
+    redefined: Vec<GlobalKind>,
 }
 
 struct Checker<'a> {
@@ -130,6 +155,18 @@ impl<'a> Checker<'a> {
         self.diags
             .iter()
             .any(|d| d.is_error() && !INDEPENDENT.contains(&d.code))
+    }
+
+    /// What `name` refers to where a name of the kind `want` is expected: its first definition,
+    /// unless the name is defined more than once and a later definition is of the wanted kind.
+    /// A duplicate name is reported once (DYN0101); its uses must not add "is a function, not
+    /// a stage" errors for whichever definition happened to come first.
+    fn lookup(&self, name: &str, want: impl Fn(GlobalKind) -> bool) -> Option<GlobalKind> {
+        let g = self.globals.get(name)?;
+        if want(g.kind) {
+            return Some(g.kind);
+        }
+        Some(g.redefined.iter().copied().find(|&k| want(k)).unwrap_or(g.kind))
     }
 
     /// The declared name of one kind closest to `name` (plus `extra` candidates), for a "did

@@ -780,7 +780,7 @@ fn parse_rtype<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<ResourceType, PE
 // ---------------------------------------------------------------------------------------------
 // Constant trip counts.
 
-/// Recognises `(var|let) I [: u32|i32] = A; I (<|<=) B; I++ | ++I | I += 1 | I = I + 1` over the
+/// Recognises `(var|let) I [: u32|i32] = A; I (<|<=) B; I++ | I += 1 | I = I + 1` over the
 /// tokens `s..e` of a `for` header, with `A` and `B` integer literals.
 fn trip_count(c: Ctx<'_>, s: usize, e: usize) -> Option<u64> {
     let toks = &c.toks[s..e];
@@ -826,7 +826,8 @@ fn trip_count(c: Ctx<'_>, s: usize, e: usize) -> Option<u64> {
     k += 7;
     let rest = toks.len() - k;
     let step_ok = match rest {
-        2 => (is_var(k) && is(k + 1, Tok::PlusPlus)) || (is(k, Tok::PlusPlus) && is_var(k + 1)),
+        // WGSL has no prefix `++`.
+        2 => is_var(k) && is(k + 1, Tok::PlusPlus),
         3 => is_var(k) && is(k + 1, Tok::PlusEq) && int(k + 2) == Some(1),
         5 => is_var(k) && is(k + 1, Tok::Eq) && is_var(k + 2) && is(k + 3, Tok::Plus) && int(k + 4) == Some(1),
         _ => false,

@@ -31,10 +31,37 @@ pub(super) struct Site<'a> {
     pub is_become: bool,
     /// Inside an `if`/`switch`/loop, or after a statement that may `return` or `become`.
     pub conditional: bool,
-    /// Header of the innermost enclosing loop without a constant trip count.
-    pub open_loop: Option<Span>,
+    /// The innermost enclosing loop without a constant trip count.
+    pub open_loop: Option<OpenLoop>,
     /// Product of the constant trip counts of the enclosing loops.
     pub mult: u64,
+}
+
+/// A loop whose trip count is not a recognised constant.
+#[derive(Clone, Debug)]
+pub(super) struct OpenLoop {
+    pub kind: ast::LoopKind,
+    /// What to point at: the `for`/`while` header, or the `loop`/`continuing` keyword.
+    pub at: Span,
+}
+
+impl OpenLoop {
+    fn new(kind: ast::LoopKind, header: &Span, span: &Span) -> Self {
+        let keyword = match kind {
+            ast::LoopKind::For => "for",
+            ast::LoopKind::While => "while",
+            ast::LoopKind::Loop => "loop",
+            ast::LoopKind::Continuing => "continuing",
+        };
+        // `loop` and `continuing` have no header (the parser gives an empty span after the
+        // keyword): point at the keyword, which starts the statement.
+        let at = if header.is_empty() {
+            span.start..(span.start + keyword.len()).min(span.end)
+        } else {
+            header.clone()
+        };
+        OpenLoop { kind, at }
+    }
 }
 
 /// Sites of `body` in the order [`crate::wgsl::block`] meets them.
@@ -84,7 +111,7 @@ fn walk<'a>(
     exits: &[usize],
     stmts: &'a [Stmt],
     conditional: bool,
-    open_loop: Option<&Span>,
+    open_loop: Option<&OpenLoop>,
     mult: u64,
     out: &mut Vec<Site<'a>>,
 ) {
@@ -113,17 +140,18 @@ fn walk<'a>(
                 }
             }
             Stmt::Loop {
+                kind,
                 header,
                 trip_count,
                 body,
-                ..
-            } => {
-                let (open, m) = match trip_count {
-                    Some(n) => (open_loop, mult.saturating_mul(*n)),
-                    None => (Some(header), mult),
-                };
-                walk(exits, &body.stmts, true, open, m, out);
-            }
+                span,
+            } => match trip_count {
+                Some(n) => walk(exits, &body.stmts, true, open_loop, mult.saturating_mul(*n), out),
+                None => {
+                    let open = OpenLoop::new(*kind, header, span);
+                    walk(exits, &body.stmts, true, Some(&open), mult, out);
+                }
+            },
             Stmt::Switch { clauses, .. } => {
                 for c in clauses {
                     walk(exits, &c.stmts, true, open_loop, mult, out);
@@ -154,26 +182,12 @@ impl<'a> Checker<'a> {
             let mut becomes = false;
             for site in &sites {
                 becomes |= site.is_become;
-                if let Some(loop_header) = &site.open_loop {
-                    let what = if site.is_become { "become" } else { "spawn" };
-                    let d = Diagnostic::error(
-                        DYN0203,
-                        format!("`{what}` in a loop without a constant trip count"),
-                        site.spawn.span.clone(),
-                        format!("this `{what}` can run any number of times"),
-                    )
-                    .with_label(loop_header.clone(), "in this loop")
-                    .with_note(format!(
-                        "a unit's children are counted at compile time (at most {MAX_SPAWNS_PER_UNIT}); a loop counts only when it is a constant counting loop such as `for (var i = 0u; i < 4u; i++)`"
-                    ))
-                    .with_hint("use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children");
-                    self.error(d);
+                // A `become` ends the invocation, so it runs at most once whatever loop it is
+                // in; only spawns multiply.
+                if let (Some(open), false) = (&site.open_loop, site.is_become) {
+                    self.open_loop_spawn(site.spawn, open);
                 }
-                let target = match self
-                    .globals
-                    .get(site.spawn.target.name.as_str())
-                    .map(|g| g.kind)
-                {
+                let target = match self.lookup(&site.spawn.target.name, |k| matches!(k, GlobalKind::Stage(_))) {
                     Some(GlobalKind::Stage(t)) => Some(t),
                     other => {
                         self.unknown_stage(&site.spawn.target, other);
@@ -217,6 +231,40 @@ impl<'a> Checker<'a> {
             self.scan_dyn_names(&st.body.span);
         }
         bodies
+    }
+
+    /// DYN0203: a spawn in a loop whose trip count is not a recognised constant.
+    fn open_loop_spawn(&mut self, spawn: &ast::Spawn, open: &OpenLoop) {
+        let (loop_label, help) = match open.kind {
+            ast::LoopKind::For => (
+                "not a recognised constant counting loop",
+                "count with step 1 and compute the value from the counter (`for (var j = 0u; j < 4u; j++) { let k = 2u * j; ... }`), or use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children",
+            ),
+            ast::LoopKind::While => (
+                "a `while` loop has no constant trip count",
+                "use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children, or a constant counting `for` loop",
+            ),
+            ast::LoopKind::Loop => (
+                "a `loop` has no constant trip count",
+                "use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children, or a constant counting `for` loop",
+            ),
+            ast::LoopKind::Continuing => (
+                "runs once per iteration of its `loop`, which has no constant trip count",
+                "use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children, or a constant counting `for` loop",
+            ),
+        };
+        let d = Diagnostic::error(
+            DYN0203,
+            "`spawn` in a loop without a recognised constant trip count",
+            spawn.span.clone(),
+            "dyngc cannot count how many times this `spawn` runs",
+        )
+        .with_label(open.at.clone(), loop_label)
+        .with_note(format!(
+            "a unit's children are counted at compile time (at most {MAX_SPAWNS_PER_UNIT}); only a `for` loop whose header is exactly `(var|let) i = A; i < B; i++` (or `i <= B`; step `i++`, `i += 1` or `i = i + 1`) with integer literals A and B has a recognised constant trip count"
+        ))
+        .with_hint(help);
+        self.error(d);
     }
 
     /// Edge kind of a site, reporting mismatches with the target's signature.

@@ -1,6 +1,6 @@
 //! Declarations: names, structs, resources, parameters, stage signatures, the entry.
 
-use super::names::{closest, reserved};
+use super::names::{closest, reserved, with_article};
 use super::{Checker, Global, GlobalKind};
 use crate::{Entry, Param, Resource, Scalar, SizeExpr, StructDef, Ty};
 use dyngc_syntax::ast::{self, Item, ResourceKind, Span};
@@ -29,6 +29,9 @@ pub(super) struct StageSig {
     pub keyed: Option<SizeExpr>,
     /// `@max_depth(D)` with the attribute's span.
     pub max_depth: Option<(u32, Span)>,
+    /// True when a `@max_depth` was written but its argument was malformed (already reported):
+    /// the stage's cycle is meant to be bounded, so cycle rules stay silent about it.
+    pub bad_max_depth: bool,
 }
 
 /// Why a type expression could not become a [`Ty`].
@@ -37,6 +40,8 @@ pub(super) enum TyError {
     Reported,
     /// Resolved, but not a type dyngc supports here; the string says why.
     Unsupported(String),
+    /// `array<..>`: why it is not allowed depends on where it is written.
+    Array,
 }
 
 /// Where a size expression appears, which decides what `len(x)` may refer to.
@@ -84,14 +89,16 @@ impl<'a> Checker<'a> {
 
     fn define(&mut self, name: &'a ast::Ident, kind: GlobalKind) {
         self.check_reserved(name);
-        if let Some(first) = self.globals.get(name.name.as_str()) {
+        if let Some(first) = self.globals.get_mut(name.name.as_str()) {
+            first.redefined.push(kind);
+            let (first_span, first_kind) = (first.span.clone(), first.kind);
             let d = Diagnostic::error(
                 DYN0101,
                 format!("`{}` is defined more than once", name.name),
                 name.span.clone(),
                 format!("`{}` redefined here", name.name),
             )
-            .with_label(first.span.clone(), format!("first defined here, as {}", first.kind.describe()))
+            .with_label(first_span, format!("first defined here, as {}", first_kind.describe()))
             .with_note("all top-level names (resources, parameters, structs, helpers, stages) share one namespace");
             self.error(d);
         } else {
@@ -100,6 +107,7 @@ impl<'a> Checker<'a> {
                 Global {
                     kind,
                     span: name.span.clone(),
+                    redefined: Vec::new(),
                 },
             );
         }
@@ -190,11 +198,11 @@ impl<'a> Checker<'a> {
             "f16" => {
                 unsupported("`f16` needs a device feature dyngc does not require; use `f32`".into())
             }
-            "array" => unsupported("arrays cannot be nested here".into()),
+            "array" => Err(TyError::Array),
             _ if super::names::is_builtin_type(name) => {
                 unsupported(format!("`{name}` is not supported here"))
             }
-            _ => match self.globals.get(name).map(|g| g.kind) {
+            _ => match self.lookup(name, |k| matches!(k, GlobalKind::Struct(_))) {
                 Some(GlobalKind::Struct(i)) => {
                     if te.args.is_empty() {
                         Ok(Ty::Struct(i))
@@ -267,7 +275,11 @@ impl<'a> Checker<'a> {
                 seen.entry(&f.name.name).or_insert(&f.name);
                 let ty = match self.resolve_ty(&f.ty) {
                     Ok(t) => t,
-                    Err(TyError::Unsupported(why)) => {
+                    Err(e @ (TyError::Unsupported(_) | TyError::Array)) => {
+                        let why = match e {
+                            TyError::Unsupported(why) => why,
+                            _ => "a struct field cannot be an array".into(),
+                        };
                         let d = Diagnostic::error(
                             DYN0105,
                             format!("unsupported type in field `{}` of struct `{}`", f.name.name, s.name.name),
@@ -405,8 +417,9 @@ impl<'a> Checker<'a> {
         let mut pins: Vec<Option<(u32, u32, Span)>> = Vec::new();
         for (i, r) in decls.iter().enumerate() {
             // Attributes.
-            let mut group: Option<(u32, Span)> = None;
-            let mut binding: Option<(u32, Span)> = None;
+            // Each attribute as written (first occurrence), with its value when well-formed.
+            let mut group: Option<(Option<u32>, Span)> = None;
+            let mut binding: Option<(Option<u32>, Span)> = None;
             for a in &r.attrs {
                 let slot = match a.name.name.as_str() {
                     "group" => &mut group,
@@ -418,14 +431,16 @@ impl<'a> Checker<'a> {
                 };
                 if slot.is_some() {
                     self.duplicate_attr(a);
-                } else if let Some(v) = self.u32_attr(a) {
-                    *slot = Some((v, a.span.clone()));
+                } else {
+                    *slot = Some((self.u32_attr(a), a.span.clone()));
                 }
             }
             let pin = match (&group, &binding) {
-                (Some((g, gs)), Some((b, bs))) => {
+                (Some((Some(g), gs)), Some((Some(b), bs))) => {
                     Some((*g, *b, gs.start.min(bs.start)..gs.end.max(bs.end)))
                 }
+                // A malformed argument was reported; its partner is there.
+                (Some(_), Some(_)) => None,
                 (Some((_, s)), None) | (None, Some((_, s))) => {
                     let d = Diagnostic::error(
                         DYN0104,
@@ -462,7 +477,11 @@ impl<'a> Checker<'a> {
                     }
                     t
                 }
-                Err(TyError::Unsupported(why)) => {
+                Err(e @ (TyError::Unsupported(_) | TyError::Array)) => {
+                    let why = match e {
+                        TyError::Unsupported(why) => why,
+                        _ => "arrays cannot be nested".into(),
+                    };
                     let d = Diagnostic::error(
                         DYN0105,
                         format!("unsupported type for resource `{}`", r.name.name),
@@ -628,7 +647,7 @@ impl<'a> Checker<'a> {
             }
             ast::SizeExpr::Len { resource, span } => {
                 let name = resource.name.as_str();
-                match self.globals.get(name).map(|g| g.kind) {
+                match self.lookup(name, |k| matches!(k, GlobalKind::Resource(_))) {
                     Some(GlobalKind::Resource(j)) => {
                         let target = self.resources[j];
                         if !matches!(target.ty, ast::ResourceType::Array { .. }) {
@@ -686,7 +705,7 @@ impl<'a> Checker<'a> {
             }
             ast::SizeExpr::Param(id) => {
                 let name = id.name.as_str();
-                match self.globals.get(name).map(|g| g.kind) {
+                match self.lookup(name, |k| matches!(k, GlobalKind::Param(_))) {
                     Some(GlobalKind::Param(j)) => {
                         let p = self.params[j];
                         if p.ty.name.name != "u32" || !p.ty.args.is_empty() {
@@ -860,6 +879,7 @@ impl<'a> Checker<'a> {
         let mut out = Vec::new();
         for s in decls {
             let mut max_depth = None;
+            let mut bad_max_depth = false;
             let mut keyed_attr: Option<&ast::Attribute> = None;
             let mut keyed = None;
             for a in &s.attrs {
@@ -869,6 +889,8 @@ impl<'a> Checker<'a> {
                             self.duplicate_attr(a);
                         } else if let Some(v) = self.u32_attr(a) {
                             max_depth = Some((v, a.span.clone()));
+                        } else {
+                            bad_max_depth = true;
                         }
                     }
                     "keyed" => {
@@ -916,6 +938,18 @@ impl<'a> Checker<'a> {
                                 why,
                             )
                             .with_note("payloads may be u32, i32, f32, vectors of those, or structs of those");
+                            self.error(d);
+                            Ty::Scalar(Scalar::U32)
+                        }
+                        Err(TyError::Array) => {
+                            let d = Diagnostic::error(
+                                DYN0108,
+                                format!("payload of `{}` is an array", s.name.name),
+                                p.ty.span.clone(),
+                                "a payload cannot be an array",
+                            )
+                            .with_note("a payload is copied into the work queue word by word: u32, i32, f32, vectors of those, or structs of those")
+                            .with_hint("keep the values in a `buffer` (or `input`) and pass an index into it, or a `vec2<u32>` range");
                             self.error(d);
                             Ty::Scalar(Scalar::U32)
                         }
@@ -974,6 +1008,7 @@ impl<'a> Checker<'a> {
                 is_keyed: keyed_attr.is_some(),
                 keyed,
                 max_depth,
+                bad_max_depth,
             });
         }
         out
@@ -1000,7 +1035,7 @@ impl<'a> Checker<'a> {
             .with_note("a `.dyn` file is one graph with one entry");
             self.error(d);
         }
-        let stage = match self.globals.get(e.stage.name.as_str()).map(|g| g.kind) {
+        let stage = match self.lookup(&e.stage.name, |k| matches!(k, GlobalKind::Stage(_))) {
             Some(GlobalKind::Stage(i)) => Some(i),
             other => {
                 self.unknown_stage(&e.stage, other);
@@ -1009,39 +1044,43 @@ impl<'a> Checker<'a> {
         };
         if let Some(i) = stage {
             let st = self.stages[i];
-            if let Some(p) = &st.payload {
-                let d = Diagnostic::error(
-                    DYN0205,
-                    format!("entry stage `{}` takes a payload", st.name.name),
-                    p.span.clone(),
-                    "the host starts entry units with an index only",
-                )
-                .with_label(e.stage.span.clone(), "used as the entry here")
-                .with_hint("remove the payload; the entry stage reads its inputs by `@index`");
-                self.error(d);
-            }
-            if st.index.is_none() {
-                let d = Diagnostic::error(
-                    DYN0205,
-                    format!("entry stage `{}` has no `@index` parameter", st.name.name),
-                    st.name.span.clone(),
-                    "the entry starts COUNT units, told apart by their index",
-                )
-                .with_label(e.stage.span.clone(), "used as the entry here")
-                .with_hint(format!(
-                    "declare it as `stage {}(@index i: u32)`",
-                    st.name.name
-                ));
-                self.error(d);
-            }
             if sigs.get(i).is_some_and(|s| s.is_keyed) {
-                let d = Diagnostic::error(
+                // A keyed stage takes a key and no `@index` by design; DYN0205's advice (drop
+                // the payload, add `@index`) would contradict its declaration, so this is all.
+                let mut d = Diagnostic::error(
                     DYN0202,
                     format!("entry stage `{}` is keyed", st.name.name),
                     e.stage.span.clone(),
                     "the entry stage cannot be `@keyed`",
                 );
+                if let Some(a) = st.attrs.iter().find(|a| a.name.name == "keyed") {
+                    d = d.with_label(a.span.clone(), "declared `@keyed` here");
+                }
+                let d = d.with_hint("start the graph at a stage with an `@index` parameter and no payload, and spawn the keyed stage from it");
                 self.error(d);
+            } else {
+                if let Some(p) = &st.payload {
+                    let d = Diagnostic::error(
+                        DYN0205,
+                        format!("entry stage `{}` takes a payload", st.name.name),
+                        p.span.clone(),
+                        "the host starts entry units with an index only",
+                    )
+                    .with_label(e.stage.span.clone(), "used as the entry here")
+                    .with_hint("remove the payload; the entry stage reads its inputs by `@index`");
+                    self.error(d);
+                }
+                if st.index.is_none() {
+                    let d = Diagnostic::error(
+                        DYN0205,
+                        format!("entry stage `{}` has no `@index` parameter", st.name.name),
+                        st.name.span.clone(),
+                        "the entry starts COUNT units, told apart by their index",
+                    )
+                    .with_label(e.stage.span.clone(), "used as the entry here")
+                    .with_hint(format!("declare it as `stage {}(@index i: u32)`", st.name.name));
+                    self.error(d);
+                }
             }
         }
         let mut max_rounds = None;
@@ -1130,7 +1169,7 @@ impl<'a> Checker<'a> {
 pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
     let t = text.trim();
     if t == "true" || t == "false" {
-        return Err(format!("`{t}` is a `bool`, not a `{}`", ty.wgsl()));
+        return Err(format!("`{t}` is a `bool`, not {}", with_article(ty.wgsl())));
     }
     let (neg, body) = match t.strip_prefix('-') {
         Some(rest) => (true, rest.trim_start()),
@@ -1163,14 +1202,15 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
         (_, Num::Int(_, Some(s))) => {
             let name = if s == 'u' { "u32" } else { "i32" };
             Err(format!(
-                "`{t}` is a `{name}` literal, not a `{}`",
-                ty.wgsl()
+                "`{t}` is {} literal, not {}",
+                with_article(name),
+                with_article(ty.wgsl())
             ))
         }
         (_, Num::Float(_, Some('h'))) => {
-            Err(format!("`{t}` is an `f16` literal, not a `{}`", ty.wgsl()))
+            Err(format!("`{t}` is an `f16` literal, not {}", with_article(ty.wgsl())))
         }
-        (_, Num::Float(..)) => Err(format!("`{t}` is a float, not a `{}`", ty.wgsl())),
+        (_, Num::Float(..)) => Err(format!("`{t}` is a float, not {}", with_article(ty.wgsl()))),
     }
 }
 

@@ -236,6 +236,11 @@ impl<'a> Checker<'a> {
                 continue;
             };
             spawn_cyclic[c] = true;
+            if members.iter().any(|&m| sigs[m].bad_max_depth) {
+                // A bound was written but is malformed (reported): whether it would bound this
+                // recursion cannot be told, and "add `@max_depth`" would be wrong advice.
+                continue;
+            }
             let mut annotated: Vec<usize> = members
                 .iter()
                 .copied()
