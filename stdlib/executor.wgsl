@@ -6,7 +6,8 @@
 //   dyn_load_params()                         fill the parameters' private variables
 //   dyn_entry_stage() -> u32, dyn_entry_count() -> u32
 //   dyn_execute(stage: u32, index: u32, frame: u32)   run one unit whose frame is at `frame`
-//   dyn_is_keyed(stage: u32) -> bool, dyn_mark_word(stage: u32, key: u32) -> u32
+//   dyn_is_keyed(stage: u32) -> bool, dyn_is_leaf(stage: u32) -> bool (spawns nothing)
+//   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step.
@@ -87,8 +88,8 @@ fn dyn_ring_reserve(n: u32) -> u32 {
         return 0u;
     }
     let slots = dyn_params.dyn_ring_slots;
-    for (var attempt = 0u; attempt < 4u; attempt++) {
-        let t = atomicLoad(&dyn_control[DYN_C_TAIL]);
+    var t = atomicLoad(&dyn_control[DYN_C_TAIL]);
+    for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
         var k = 0u;
         for (; k < n; k++) {
             let tk = t + k;
@@ -99,12 +100,15 @@ fn dyn_ring_reserve(n: u32) -> u32 {
         if (k == 0u) {
             return 0u;
         }
-        if (atomicCompareExchangeWeak(&dyn_control[DYN_C_TAIL], t, t + k).exchanged) {
+        let r = atomicCompareExchangeWeak(&dyn_control[DYN_C_TAIL], t, t + k);
+        if (r.exchanged) {
             dyn_wg_post[3] = t;
             let head = atomicLoad(&dyn_control[DYN_C_HEAD]);
             atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], t + k - head);
             return k;
         }
+        // Lost the race: try again from the tail the winner left.
+        t = r.old_value;
     }
     return 0u;
 }
@@ -112,8 +116,8 @@ fn dyn_ring_reserve(n: u32) -> u32 {
 // Lane 0 only. Claims up to DYN_BATCH published frames from the ring head.
 fn dyn_ring_claim() -> u32 {
     let slots = dyn_params.dyn_ring_slots;
-    for (var attempt = 0u; attempt < 4u; attempt++) {
-        let h = atomicLoad(&dyn_control[DYN_C_HEAD]);
+    var h = atomicLoad(&dyn_control[DYN_C_HEAD]);
+    for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
         var k = 0u;
         for (; k < DYN_BATCH; k++) {
             let hk = h + k;
@@ -124,10 +128,12 @@ fn dyn_ring_claim() -> u32 {
         if (k == 0u) {
             return 0u;
         }
-        if (atomicCompareExchangeWeak(&dyn_control[DYN_C_HEAD], h, h + k).exchanged) {
+        let r = atomicCompareExchangeWeak(&dyn_control[DYN_C_HEAD], h, h + k);
+        if (r.exchanged) {
             dyn_wg_cmd[1] = h;
             return k;
         }
+        h = r.old_value;
     }
     return 0u;
 }
@@ -218,7 +224,12 @@ fn dyn_plan(me: u32) {
     if (hi - lo > 1u) {
         // A fan-out range: lend its upper half to idle workers when the ring has room (lazy
         // binary splitting), then run the next chunk of the lower half.
-        if (hi - lo > 2u * DYN_BATCH && dyn_ring_reserve(1u) == 1u) {
+        // A stage that spawns nothing needs no staging, so each lane may run several indices.
+        var chunk = DYN_BATCH;
+        if (dyn_is_leaf(atomicLoad(&dyn_arena[f]) & 0xFFFFu)) {
+            chunk = DYN_BATCH * DYN_LEAF_UNROLL;
+        }
+        if (hi - lo > 2u * chunk && dyn_ring_reserve(1u) == 1u) {
             let mid = lo + (hi - lo) / 2u;
             dyn_wg_split = dyn_wg_post[3] + 1u;
             // Copy the frame now: the stack above it may be rewritten before the split is published.
@@ -231,7 +242,7 @@ fn dyn_plan(me: u32) {
             atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
             atomicAdd(&dyn_control[DYN_C_SPLITS], 1u);
         }
-        let count = min(DYN_BATCH, hi - lo);
+        let count = min(chunk, hi - lo);
         atomicStore(&dyn_arena[f + 1u], lo + count);
         if (lo + count == hi) {
             dyn_wg_top = top;
@@ -278,20 +289,25 @@ fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
     }
 }
 
-// One lane's unit of the batch.
+// One lane's units of the batch: one popped frame, or indices lid, lid + DYN_WG, ... of a range.
 fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (lid >= cmd[2]) {
         return;
     }
-    var f: u32;
-    var index: u32;
-    if (cmd[0] == DYN_CMD_POP) {
-        f = dyn_stack_frame(me, cmd[1] + lid);
-        index = atomicLoad(&dyn_arena[f + 1u]);
-    } else {
-        f = dyn_stack_frame(me, cmd[1]);
-        index = cmd[3] + lid;
+    if (cmd[0] == DYN_CMD_RANGE) {
+        let f = dyn_stack_frame(me, cmd[1]);
+        let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+        dyn_cur_stage = stage;
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+        var units = 0u;
+        for (var j = lid; j < cmd[2]; j += DYN_WG) {
+            dyn_execute(stage, cmd[3] + j, f);
+            units += 1u;
+        }
+        atomicAdd(&dyn_wg_units[stage], units);
+        return;
     }
+    let f = dyn_stack_frame(me, cmd[1] + lid);
     let head = atomicLoad(&dyn_arena[f]);
     let stage = head & 0xFFFFu;
     if (dyn_is_keyed(stage)) {
@@ -307,11 +323,9 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     }
     dyn_cur_stage = stage;
     dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
-    dyn_execute(stage, index, f);
+    dyn_execute(stage, atomicLoad(&dyn_arena[f + 1u]), f);
     atomicAdd(&dyn_wg_units[stage], 1u);
-    if (cmd[0] == DYN_CMD_POP) {
-        atomicAdd(&dyn_wg_finished, 1u);
-    }
+    atomicAdd(&dyn_wg_finished, 1u);
 }
 
 // Site helpers, called by the generated dyn_site_k functions from inside stage bodies.

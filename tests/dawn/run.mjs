@@ -177,6 +177,7 @@ function paramBits(p, text) {
 
 const ceil4 = (n) => (n + 3n) / 4n * 4n;
 const min = (...xs) => xs.reduce((a, b) => (b < a ? b : a));
+const max = (...xs) => xs.reduce((a, b) => (b > a ? b : a));
 
 // Everything decided before any GPU object exists (docs/manifest.md, launch protocol step 2).
 function plan(m, opts, limits) {
@@ -265,7 +266,8 @@ function plan(m, opts, limits) {
   if (A > maxBinding || A > maxBuffer) {
     fail(EXIT_USAGE, `an arena of ${A} bytes exceeds the device's largest storage binding / buffer (${maxBinding} / ${maxBuffer} bytes)`);
   }
-  const maxWorkers = A >= minSlots * bps ? (A - minSlots * bps) / bpw : 0n;
+  // Worker reserves take at most half the arena (one worker always fits above the minimum).
+  const maxWorkers = A >= BigInt(a.min_bytes) ? max(A / 2n / bpw, 1n) : 0n;
   if (A < BigInt(a.min_bytes) || maxWorkers === 0n) {
     fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
   }

@@ -270,11 +270,15 @@ impl Manifest {
         a.bytes_per_worker * workers as u64 + a.bytes_per_slot * ring_slots as u64
     }
 
-    /// Most workers an arena of `bytes` can hold (at least the smallest ring left over).
+    /// Most workers an arena of `bytes` gets: worker reserves take at most half of it, so the
+    /// shared ring (what spreads work across workers) always keeps the other half; but one worker
+    /// always fits once `bytes >= min_bytes`. 0 below the minimum.
     pub fn max_workers(&self, bytes: u64) -> u32 {
         let a = &self.executor.arena;
-        let ring = a.min_ring_slots as u64 * a.bytes_per_slot;
-        (bytes.saturating_sub(ring) / a.bytes_per_worker).min(u32::MAX as u64) as u32
+        if bytes < a.min_bytes {
+            return 0;
+        }
+        (bytes / 2 / a.bytes_per_worker).clamp(1, u32::MAX as u64) as u32
     }
 }
 

@@ -20,10 +20,18 @@ pub fn compile(name: &str) -> Compiled {
     let parsed = dyngc_syntax::parse(source);
     assert!(parsed.diagnostics.is_empty(), "{name}: {:#?}", parsed.diagnostics);
     let checked = dyngc_ir::check(&parsed.file, source, name);
-    let program = checked.program.unwrap_or_else(|| panic!("{name}: {:#?}", checked.diagnostics));
+    let program = checked
+        .program
+        .unwrap_or_else(|| panic!("{name}: {:#?}", checked.diagnostics));
     let a = dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
-    Compiled { manifest: a.manifest, wgsl: a.wgsl }
+    Compiled {
+        manifest: a.manifest,
+        wgsl: a.wgsl,
+    }
 }
+
+/// Checks a run's outputs (name, bytes) against the reference.
+pub type Verify<'a> = &'a dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>;
 
 /// One completed, verified run.
 pub struct DynRun {
@@ -48,7 +56,7 @@ pub fn run(
     timeout: std::time::Duration,
     inputs: &[(&str, &[u8])],
     params: &[(&str, u32)],
-    verify: &dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>,
+    verify: Verify<'_>,
 ) -> Result<DynRun, String> {
     let mut setup = RunSetup::new(arena);
     for (n, d) in inputs {
@@ -63,7 +71,15 @@ pub fn run(
     let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     gpu.idle();
     let t = Instant::now();
-    let stats = run.execute(&dyngc_runtime::WaitOptions { timeout, ..Default::default() }, &mut |_| {}).map_err(|e| e.to_string())?;
+    let stats = run
+        .execute(
+            &dyngc_runtime::WaitOptions {
+                timeout,
+                ..Default::default()
+            },
+            &mut |_| {},
+        )
+        .map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;
@@ -84,5 +100,8 @@ pub fn run(
 }
 
 pub fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }

@@ -36,7 +36,12 @@ pub fn open(backend: &str) -> Result<Gpu, String> {
     }))
     .map_err(|e| format!("request_device on `{}` ({:?}): {e}", info.name, info.backend))?;
     let limits = device.limits();
-    Ok(Gpu { device, queue, info, limits })
+    Ok(Gpu {
+        device,
+        queue,
+        info,
+        limits,
+    })
 }
 
 fn desc_backends(backend: &str) -> String {
@@ -147,11 +152,20 @@ impl Gpu {
 
     /// Records one dispatch of `pipeline` with group 0 bound to `buffers` (binding i = buffers[i]),
     /// enough workgroups of 256 for `threads` (2-D when past the per-dimension limit).
-    pub fn dispatch(&self, enc: &mut wgpu::CommandEncoder, p: &wgpu::ComputePipeline, buffers: &[&wgpu::Buffer], threads: u64) {
+    pub fn dispatch(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        p: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        threads: u64,
+    ) {
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
             .collect();
         let bg = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
@@ -170,13 +184,23 @@ impl Gpu {
 
     pub fn submit_wait(&self, enc: wgpu::CommandEncoder) {
         let i = self.queue.submit([enc.finish()]);
-        self.device.poll(wgpu::PollType::Wait { submission_index: Some(i), timeout: None }).expect("poll");
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(i),
+                timeout: None,
+            })
+            .expect("poll");
     }
 
     /// Flushes pending writes and waits for the queue to be idle.
     pub fn idle(&self) {
         let i = self.queue.submit([]);
-        self.device.poll(wgpu::PollType::Wait { submission_index: Some(i), timeout: None }).expect("poll");
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(i),
+                timeout: None,
+            })
+            .expect("poll");
     }
 
     /// Reads `bytes` bytes from `b` at `offset` (blocking), after submitting `enc` if given.
@@ -192,10 +216,17 @@ impl Gpu {
         enc.copy_buffer_to_buffer(b, offset, &staging, 0, size);
         let i = self.queue.submit([enc.finish()]);
         staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
-        self.device.poll(wgpu::PollType::Wait { submission_index: Some(i), timeout: None }).expect("poll");
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(i),
+                timeout: None,
+            })
+            .expect("poll");
         let v = staging.get_mapped_range(..).expect("mapped").to_vec();
         staging.unmap();
-        v.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        v.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
     }
 
     pub fn read_all(&self, b: &wgpu::Buffer) -> Vec<u32> {

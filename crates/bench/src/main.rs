@@ -12,7 +12,10 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "dyngc-bench", about = "Benchmarks dyngc against expand-everything, the static limit and the CPU")]
+#[command(
+    name = "dyngc-bench",
+    about = "Benchmarks dyngc against expand-everything, the static limit and the CPU"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

@@ -23,7 +23,19 @@ fn register_font() -> bool {
 }
 
 fn slug(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect::<String>().split('-').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-")
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 pub fn plot_all(records: &[(String, Record)], out: &Path) -> Vec<PathBuf> {
@@ -35,7 +47,9 @@ pub fn plot_all(records: &[(String, Record)], out: &Path) -> Vec<PathBuf> {
     for (workload, device) in keys {
         let rs: Vec<&Record> = records
             .iter()
-            .filter(|(d, r)| d == &device && r.workload == workload && r.error.is_none() && r.peak_bytes > 0 && r.median_s > 0.0)
+            .filter(|(d, r)| {
+                d == &device && r.workload == workload && r.error.is_none() && r.peak_bytes > 0 && r.median_s > 0.0
+            })
             .map(|(_, r)| r)
             .collect();
         if rs.is_empty() {
@@ -59,7 +73,10 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
     let root = BitMapBackend::new(path, (1000, 700)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{workload}: peak device memory vs time ({device})"), ("sans-serif", 20))
+        .caption(
+            format!("{workload}: peak device memory vs time ({device})"),
+            ("sans-serif", 20),
+        )
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(70)
@@ -92,18 +109,35 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
             let color = style(m);
             let series = chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))?;
             if first {
-                series.label(if m == "dyngc" { "dyngc (one line per size, arena min -> large)".to_string() } else { m.to_string() }).legend(
-                    move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)),
-                );
+                series
+                    .label(if m == "dyngc" {
+                        "dyngc (one line per size, arena min -> large)".to_string()
+                    } else {
+                        m.to_string()
+                    })
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
                 first = false;
             }
             chart.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, color.filled())))?;
             let last = pts[pts.len() - 1];
-            let label = if m == "dyngc" { case.to_string() } else { format!("{m} {case}") };
-            chart.draw_series(std::iter::once(Text::new(label, (last.0 * 1.08, last.1), ("sans-serif", 12).into_font().color(&color))))?;
+            let label = if m == "dyngc" {
+                case.to_string()
+            } else {
+                format!("{m} {case}")
+            };
+            chart.draw_series(std::iter::once(Text::new(
+                label,
+                (last.0 * 1.08, last.1),
+                ("sans-serif", 12).into_font().color(&color),
+            )))?;
         }
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).label_font(("sans-serif", 14)).draw()?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()?;
     root.present()?;
     Ok(())
 }
@@ -118,8 +152,19 @@ pub fn table(records: &[(String, Record)]) -> String {
     );
     for (d, r) in records {
         if let Some(e) = &r.error {
-            let e: String = e.chars().take(140).collect::<String>().replace('|', "/").replace('\n', " ");
-            s += &format!("| {d} | {} | {} | {} | {} | — | — | — | — | — | — | error: {e} |\n", r.workload, r.case, r.method, r.arena_bytes.map_or("".into(), bytes));
+            let e: String = e
+                .chars()
+                .take(140)
+                .collect::<String>()
+                .replace('|', "/")
+                .replace('\n', " ");
+            s += &format!(
+                "| {d} | {} | {} | {} | {} | — | — | — | — | — | — | error: {e} |\n",
+                r.workload,
+                r.case,
+                r.method,
+                r.arena_bytes.map_or("".into(), bytes)
+            );
             continue;
         }
         s += &format!(
@@ -131,7 +176,11 @@ pub fn table(records: &[(String, Record)]) -> String {
             r.median_s,
             r.min_s,
             r.max_s,
-            if r.method == "cpu" { "host".to_string() } else { bytes(r.peak_bytes) },
+            if r.method == "cpu" {
+                "host".to_string()
+            } else {
+                bytes(r.peak_bytes)
+            },
             r.units_per_s,
             r.relaunches,
             r.fallbacks,

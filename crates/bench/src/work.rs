@@ -37,7 +37,11 @@ impl K {
         let mut ps = g.pipelines(KERNELS, &names)?.into_iter();
         let scan_blocks = ps.next().unwrap();
         let add_blocks = ps.next().unwrap();
-        Ok(K { scan_blocks, add_blocks, p: ENTRIES.iter().copied().zip(ps).collect() })
+        Ok(K {
+            scan_blocks,
+            add_blocks,
+            p: ENTRIES.iter().copied().zip(ps).collect(),
+        })
     }
     fn get(&self, name: &str) -> &wgpu::ComputePipeline {
         &self.p[name]
@@ -57,8 +61,21 @@ struct Sample {
     extra: serde_json::Value,
 }
 
-fn measure(workload: &str, case: &str, units: u64, method: &str, reps: usize, mut f: impl FnMut() -> Result<Sample, String>) -> Record {
-    let mut rec = Record { workload: workload.into(), case: case.into(), units, method: method.into(), ..Default::default() };
+fn measure(
+    workload: &str,
+    case: &str,
+    units: u64,
+    method: &str,
+    reps: usize,
+    mut f: impl FnMut() -> Result<Sample, String>,
+) -> Record {
+    let mut rec = Record {
+        workload: workload.into(),
+        case: case.into(),
+        units,
+        method: method.into(),
+        ..Default::default()
+    };
     let mut last = Sample::default();
     for rep in 0..reps.max(1) {
         match f() {
@@ -76,7 +93,11 @@ fn measure(workload: &str, case: &str, units: u64, method: &str, reps: usize, mu
     if !rec.times_s.is_empty() {
         let mut t = rec.times_s.clone();
         t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        rec.median_s = if t.len() % 2 == 1 { t[t.len() / 2] } else { (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0 };
+        rec.median_s = if t.len() % 2 == 1 {
+            t[t.len() / 2]
+        } else {
+            (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
+        };
         rec.min_s = t[0];
         rec.max_s = t[t.len() - 1];
         rec.units_per_s = units as f64 / rec.median_s;
@@ -108,18 +129,34 @@ fn measure(workload: &str, case: &str, units: u64, method: &str, reps: usize, mu
 
 fn check(name: &str, got: &[u32], want: &[u32]) -> Result<(), String> {
     if got.len() < want.len() {
-        return Err(format!("{name}: {} values read back, {} expected", got.len(), want.len()));
+        return Err(format!(
+            "{name}: {} values read back, {} expected",
+            got.len(),
+            want.len()
+        ));
     }
     if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
         let wrong = (0..want.len()).filter(|&i| got[i] != want[i]).count();
-        return Err(format!("WRONG RESULT: {name}[{i}] = {} (expected {}); {wrong} of {} values differ", got[i], want[i], want.len()));
+        return Err(format!(
+            "WRONG RESULT: {name}[{i}] = {} (expected {}); {wrong} of {} values differ",
+            got[i],
+            want[i],
+            want.len()
+        ));
     }
     Ok(())
 }
 
 /// Records the dispatches of an exclusive scan of `n` words of `data` in place; returns the
 /// temporary buffers (free them after the scan has been submitted).
-fn scan(g: &Gpu, k: &K, mem: &Mem, enc: &mut wgpu::CommandEncoder, data: &wgpu::Buffer, n: u64) -> Result<Vec<wgpu::Buffer>, String> {
+fn scan(
+    g: &Gpu,
+    k: &K,
+    mem: &Mem,
+    enc: &mut wgpu::CommandEncoder,
+    data: &wgpu::Buffer,
+    n: u64,
+) -> Result<Vec<wgpu::Buffer>, String> {
     let nb = n.div_ceil(256);
     let sums = g.buffer(mem, "block sums", 4 * nb)?;
     let p = g.uniform(&[n as u32]);
@@ -152,7 +189,11 @@ impl Ctx<'_> {
 
     /// The arena sizes to try for `min` bytes of minimum, `expand_peak` the expand baseline's.
     fn arenas(&self, min: u64, expand_peak: Option<u64>) -> Vec<u64> {
-        let cap = self.g.limits.max_storage_buffer_binding_size.min(self.g.limits.max_buffer_size);
+        let cap = self
+            .g
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.g.limits.max_buffer_size);
         let mut out: Vec<u64> = Vec::new();
         for a in &self.args.arenas {
             let v = if a == "min" {
@@ -184,7 +225,7 @@ impl Ctx<'_> {
         units: u64,
         inputs: &[(&str, &[u8])],
         params: &[(&str, u32)],
-        verify: &dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>,
+        verify: dynrun::Verify<'_>,
     ) {
         if !self.wants("dyngc") {
             return;
@@ -193,14 +234,33 @@ impl Ctx<'_> {
         let exec = match dyngc_runtime::Executor::new(&self.g.device, &c.manifest, &c.wgsl) {
             Ok(e) => e,
             Err(e) => {
-                recs.push(Record { workload: workload.into(), case: case.into(), units, method: "dyngc".into(), error: Some(e.to_string()), ..Default::default() });
+                recs.push(Record {
+                    workload: workload.into(),
+                    case: case.into(),
+                    units,
+                    method: "dyngc".into(),
+                    error: Some(e.to_string()),
+                    ..Default::default()
+                });
                 return;
             }
         };
-        let expand_peak = recs.iter().find(|r| r.method == "expand" && r.case == case && r.error.is_none()).map(|r| r.peak_bytes);
+        let expand_peak = recs
+            .iter()
+            .find(|r| r.method == "expand" && r.case == case && r.error.is_none())
+            .map(|r| r.peak_bytes);
         for arena in self.arenas(c.manifest.executor.arena.min_bytes, expand_peak) {
             let r = measure(workload, case, units, "dyngc", self.args.reps, || {
-                let d = dynrun::run(self.g, &exec, arena, self.args.workers, std::time::Duration::from_secs_f64(self.args.timeout_s), inputs, params, verify)?;
+                let d = dynrun::run(
+                    self.g,
+                    &exec,
+                    arena,
+                    self.args.workers,
+                    std::time::Duration::from_secs_f64(self.args.timeout_s),
+                    inputs,
+                    params,
+                    verify,
+                )?;
                 Ok(Sample {
                     secs: d.secs,
                     peak: d.peak_bytes,
@@ -223,7 +283,10 @@ pub fn run_all(args: &RunArgs) -> Results {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
-    eprintln!("device: {} ({:?}, driver {} {})", g.info.name, g.info.backend, g.info.driver, g.info.driver_info);
+    eprintln!(
+        "device: {} ({:?}, driver {} {})",
+        g.info.name, g.info.backend, g.info.driver, g.info.driver_info
+    );
     let k = K::new(&g).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
@@ -231,7 +294,9 @@ pub fn run_all(args: &RunArgs) -> Results {
     let ctx = Ctx { g: &g, k: &k, args };
     let mut records = Vec::new();
     for case in &args.cases {
-        let (w, size) = case.split_once(':').unwrap_or_else(|| panic!("case `{case}`: expected workload:size"));
+        let (w, size) = case
+            .split_once(':')
+            .unwrap_or_else(|| panic!("case `{case}`: expected workload:size"));
         eprintln!("{case}:");
         let recs = match w {
             "triangle" => triangle(&ctx, parse_num(size)),
@@ -242,9 +307,18 @@ pub fn run_all(args: &RunArgs) -> Results {
         };
         records.extend(recs);
         // Written after every case, so a run cut short still leaves what it measured.
-        save(&args.out, &Results { meta: meta(&g, args, started), records: records.clone() });
+        save(
+            &args.out,
+            &Results {
+                meta: meta(&g, args, started),
+                records: records.clone(),
+            },
+        );
     }
-    Results { meta: meta(&g, args, started), records }
+    Results {
+        meta: meta(&g, args, started),
+        records,
+    }
 }
 
 pub fn save(out: &std::path::Path, results: &Results) {
@@ -284,7 +358,10 @@ fn triangle_input(sum: u64, mean: u64) -> Vec<u32> {
     let mut rng = reference::Rng::new(0x7121);
     let w: Vec<u64> = (0..e).map(|_| rng.below(2 * mean + 1)).collect();
     let total: u64 = w.iter().sum::<u64>().max(1);
-    let mut n: Vec<u32> = w.iter().map(|&x| (x as u128 * sum as u128 / total as u128) as u32).collect();
+    let mut n: Vec<u32> = w
+        .iter()
+        .map(|&x| (x as u128 * sum as u128 / total as u128) as u32)
+        .collect();
     let mut rest = sum - n.iter().map(|&x| x as u64).sum::<u64>();
     let mut i = 0;
     while rest > 0 {
@@ -320,7 +397,11 @@ fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
                 .collect();
             let secs = t.elapsed().as_secs_f64();
             check("sums", &got, &want)?;
-            Ok(Sample { secs, peak: 0, ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak: 0,
+                ..Default::default()
+            })
         }));
     }
 
@@ -344,7 +425,12 @@ fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
             g.submit_wait(enc);
             let secs = t.elapsed().as_secs_f64();
             check("sums", &g.read_all(&sums), &want)?;
-            Ok(Sample { secs, peak: mem.peak(), launches: 1, ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak: mem.peak(),
+                launches: 1,
+                ..Default::default()
+            })
         }));
     }
 
@@ -373,7 +459,14 @@ fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
             mem.free(children);
             mem.free(counts);
             check("sums", &g.read_all(&sums), &want)?;
-            Ok(Sample { secs, peak, relaunches: 1, launches: 4, extra: serde_json::json!({ "levels": 2 }), ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak,
+                relaunches: 1,
+                launches: 4,
+                extra: serde_json::json!({ "levels": 2 }),
+                ..Default::default()
+            })
         }));
     }
 
@@ -405,13 +498,16 @@ fn tree_params(target: u64) -> (u32, u32, u64) {
             }
             (best.0, seed, best.1, best.2)
         })
-        .reduce(|| (f64::MAX, 0, 0, 0), |a, b| if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a });
+        .reduce(
+            || (f64::MAX, 0, 0, 0),
+            |a, b| if b.0 < a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a },
+        );
     (best.1, best.2, best.3)
 }
 
 fn tree_cpu(seed: u32, max_depth: u32) -> Vec<u32> {
     // Serial down to a wide enough frontier, then one subtree per task.
-    let mut per = vec![0u32; 25];
+    let mut per = [0u32; 25];
     let mut frontier = vec![0u32];
     let mut depth = 0u32;
     while frontier.len() < 256 && depth < max_depth && !frontier.is_empty() {
@@ -454,7 +550,8 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
     let want = reference::tree(seed, max_depth, TREE_CHILDREN);
     let mut recs = Vec::new();
     let reps = ctx.args.reps;
-    let extra = serde_json::json!({ "seed": seed, "max_depth": max_depth, "max_children": TREE_CHILDREN, "nodes": nodes });
+    let extra =
+        serde_json::json!({ "seed": seed, "max_depth": max_depth, "max_children": TREE_CHILDREN, "nodes": nodes });
 
     if ctx.wants("cpu") {
         recs.push(measure("tree", &case, nodes, "cpu", reps, || {
@@ -462,7 +559,11 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             let got = tree_cpu(seed, max_depth);
             let secs = t.elapsed().as_secs_f64();
             check("per_depth", &got, &want)?;
-            Ok(Sample { secs, extra: extra.clone(), ..Default::default() })
+            Ok(Sample {
+                secs,
+                extra: extra.clone(),
+                ..Default::default()
+            })
         }));
     }
     let params = [seed, max_depth, TREE_CHILDREN];
@@ -495,7 +596,13 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             g.submit_wait(enc);
             let secs = t.elapsed().as_secs_f64();
             check("per_depth", &g.read_all(&per), &want)?;
-            Ok(Sample { secs, peak: mem.peak(), launches: 1, extra: extra.clone(), ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak: mem.peak(),
+                launches: 1,
+                extra: extra.clone(),
+                ..Default::default()
+            })
         }));
     }
 
@@ -540,12 +647,31 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             g.idle();
             let secs = t.elapsed().as_secs_f64();
             check("per_depth", &g.read_all(&per), &want)?;
-            Ok(Sample { secs, peak: mem.peak(), relaunches: round_trips, launches: dispatches, extra: extra.clone(), ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak: mem.peak(),
+                relaunches: round_trips,
+                launches: dispatches,
+                extra: extra.clone(),
+                ..Default::default()
+            })
         }));
     }
 
     let verify = |out: &[(String, Vec<u8>)]| check("per_depth", &words(&out[0].1), &want);
-    ctx.dyngc(&mut recs, "tree", &case, nodes, &[], &[("seed", params[0]), ("max_depth", params[1]), ("max_children", params[2])], &verify);
+    ctx.dyngc(
+        &mut recs,
+        "tree",
+        &case,
+        nodes,
+        &[],
+        &[
+            ("seed", params[0]),
+            ("max_depth", params[1]),
+            ("max_children", params[2]),
+        ],
+        &verify,
+    );
     recs
 }
 
@@ -641,7 +767,10 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
     let v = graph.row_ptr.len() as u64 - 1;
     let want = reference::bfs(&graph.row_ptr, &graph.col_idx, source);
     let reached = want.iter().filter(|&&d| d != u32::MAX).count();
-    let units: u64 = (0..v as usize).filter(|&i| want[i] != u32::MAX).map(|i| (graph.row_ptr[i + 1] - graph.row_ptr[i]) as u64).sum();
+    let units: u64 = (0..v as usize)
+        .filter(|&i| want[i] != u32::MAX)
+        .map(|i| (graph.row_ptr[i + 1] - graph.row_ptr[i]) as u64)
+        .sum();
     let levels = want.iter().filter(|&&d| d != u32::MAX).max().copied().unwrap_or(0);
     eprintln!(
         "  bfs {spec}: {v} vertices, {} directed edges, {reached} reached, {levels} levels, {units} edges scanned (built in {:.1} s)",
@@ -661,7 +790,11 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
             let got = reference::bfs(&graph.row_ptr, &graph.col_idx, source);
             let secs = t.elapsed().as_secs_f64();
             check("dist", &got, &want)?;
-            Ok(Sample { secs, extra: serde_json::json!({ "serial": true }), ..Default::default() })
+            Ok(Sample {
+                secs,
+                extra: serde_json::json!({ "serial": true }),
+                ..Default::default()
+            })
         }));
     }
 
@@ -697,7 +830,12 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                 let p2 = g.uniform(&[total as u32, level]);
                 let mut enc = g.device.create_command_encoder(&Default::default());
                 g.dispatch(&mut enc, k.get("bfs_write"), &[&frontier, &counts, &pairs, &p], m);
-                g.dispatch(&mut enc, k.get("bfs_relax"), &[&pairs, &row, &col, &dist, &flags, &p2], total);
+                g.dispatch(
+                    &mut enc,
+                    k.get("bfs_relax"),
+                    &[&pairs, &row, &col, &dist, &flags, &p2],
+                    total,
+                );
                 let temps = scan(g, k, &mem, &mut enc, &flags, total + 1)?;
                 dispatches += 2 * temps.len() as u64 + 1;
                 let found = g.read(&flags, 4 * total, 4, Some(enc))[0] as u64;
@@ -710,7 +848,12 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                 }
                 let next = g.buffer(&mem, "frontier", 4 * found)?;
                 let mut enc = g.device.create_command_encoder(&Default::default());
-                g.dispatch(&mut enc, k.get("bfs_compact"), &[&pairs, &row, &col, &flags, &next, &p2], total);
+                g.dispatch(
+                    &mut enc,
+                    k.get("bfs_compact"),
+                    &[&pairs, &row, &col, &flags, &next, &p2],
+                    total,
+                );
                 dispatches += 1;
                 g.queue.submit([enc.finish()]);
                 free_all(&mem, vec![pairs, flags]);
@@ -720,12 +863,27 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
             g.idle();
             let secs = t.elapsed().as_secs_f64();
             check("dist", &g.read_all(&dist), &want)?;
-            Ok(Sample { secs, peak: mem.peak(), relaunches: round_trips, launches: dispatches, extra: extra.clone(), ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak: mem.peak(),
+                relaunches: round_trips,
+                launches: dispatches,
+                extra: extra.clone(),
+                ..Default::default()
+            })
         }));
     }
 
     let verify = |out: &[(String, Vec<u8>)]| check("dist", &words(&out[0].1), &want);
-    ctx.dyngc(&mut recs, "bfs", &case, units, &[("row_ptr", &row_bytes), ("col_idx", &col_bytes)], &[("source", source)], &verify);
+    ctx.dyngc(
+        &mut recs,
+        "bfs",
+        &case,
+        units,
+        &[("row_ptr", &row_bytes), ("col_idx", &col_bytes)],
+        &[("source", source)],
+        &verify,
+    );
     for r in recs.iter_mut() {
         if r.extra.is_null() {
             r.extra = extra.clone();
@@ -749,10 +907,13 @@ fn collatz(ctx: &Ctx, count: u64) -> Vec<Record> {
     if ctx.wants("cpu") {
         recs.push(measure("collatz", &case, units, "cpu", reps, || {
             let t = Instant::now();
-            let got: Vec<u32> = x.par_chunks(4096).flat_map_iter(|c| reference::collatz(c)).collect();
+            let got: Vec<u32> = x.par_chunks(4096).flat_map_iter(reference::collatz).collect();
             let secs = t.elapsed().as_secs_f64();
             check("steps", &got, &want)?;
-            Ok(Sample { secs, ..Default::default() })
+            Ok(Sample {
+                secs,
+                ..Default::default()
+            })
         }));
     }
     if ctx.wants("static") {
@@ -768,10 +929,53 @@ fn collatz(ctx: &Ctx, count: u64) -> Vec<Record> {
             g.submit_wait(enc);
             let secs = t.elapsed().as_secs_f64();
             check("steps", &g.read_all(&steps), &want)?;
-            Ok(Sample { secs, peak: mem.peak(), launches: 1, ..Default::default() })
+            Ok(Sample {
+                secs,
+                peak: mem.peak(),
+                launches: 1,
+                ..Default::default()
+            })
         }));
     }
     let verify = |out: &[(String, Vec<u8>)]| check("steps", &words(&out[0].1), &want);
     ctx.dyngc(&mut recs, "collatz", &case, units, &[("x", &x_bytes)], &[], &verify);
     recs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_input_sums_exactly() {
+        for (sum, mean) in [(1000u64, 10u64), (12345, 1000), (7, 1000)] {
+            let n = triangle_input(sum, mean);
+            assert_eq!(n.iter().map(|&x| x as u64).sum::<u64>(), sum);
+        }
+    }
+
+    #[test]
+    fn kronecker_is_symmetric_without_self_loops() {
+        let g = kronecker(8, 16, 1);
+        assert_eq!(g.row_ptr.len(), 257);
+        let v = g.row_ptr.len() - 1;
+        let mut edges = Vec::new();
+        for u in 0..v {
+            for &w in &g.col_idx[g.row_ptr[u] as usize..g.row_ptr[u + 1] as usize] {
+                assert_ne!(u as u32, w);
+                edges.push((u as u32, w));
+            }
+        }
+        let mut rev: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        edges.sort_unstable();
+        rev.sort_unstable();
+        assert_eq!(edges, rev);
+        // Edge factor 16 minus dropped self-loops, both directions.
+        assert!(edges.len() > 2 * 16 * 256 * 9 / 10 && edges.len() <= 2 * 16 * 256);
+    }
+
+    #[test]
+    fn tree_cpu_matches_reference() {
+        assert_eq!(tree_cpu(3, 12), reference::tree(3, 12, TREE_CHILDREN));
+    }
 }

@@ -195,6 +195,15 @@ pub fn executor_glue(program: &Program) -> String {
             parts.join(" + ")
         }
     };
+    let leaves: Vec<String> = program
+        .stages
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.sites.is_empty())
+        .map(|(id, _)| format!("stage == {id}u"))
+        .collect();
+    out.push_str("fn dyn_is_leaf(stage: u32) -> bool {\n");
+    let _ = writeln!(out, "    return {};\n}}\n", if leaves.is_empty() { "false".into() } else { leaves.join(" || ") });
     out.push_str("fn dyn_mark_offset(stage: u32) -> u32 {\n");
     for (i, (id, _)) in keyed.iter().enumerate() {
         let _ = writeln!(out, "    if (stage == {id}u) {{\n        return {};\n    }}", offset(i));

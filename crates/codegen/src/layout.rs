@@ -9,6 +9,10 @@ pub const WORKGROUP_SIZE: u32 = 64;
 const STAGING_BUDGET: u32 = 12 * 1024;
 /// Plan iterations a worker spends finding nothing before it leaves the launch.
 pub const IDLE_LIMIT: u32 = 64;
+/// Compare-and-swap attempts on a ring counter before a worker reports no room / nothing.
+pub const CAS_ATTEMPTS: u32 = 32;
+/// Indices each lane runs per step of a range of a stage that spawns nothing.
+pub const LEAF_UNROLL: u32 = 16;
 /// Mark words one sweep step scans.
 pub const SWEEP_WORDS: u32 = 16;
 /// Smallest ring, in slots.
@@ -171,6 +175,8 @@ impl Layout {
         c("STACK_FRAMES", self.stack_frames);
         c("IDLE_LIMIT", IDLE_LIMIT);
         c("SWEEP_WORDS", SWEEP_WORDS);
+        c("CAS_ATTEMPTS", CAS_ATTEMPTS);
+        c("LEAF_UNROLL", LEAF_UNROLL);
         for (name, word) in CONTROL {
             c(&format!("C_{name}"), *word);
         }

@@ -68,16 +68,20 @@ impl Ctx {
     /// there were any, a summary line on stderr: `error: could not VERB `FILE` (2 errors, 1
     /// warning)`. Returns the number of errors.
     pub fn report(&self, display: &str, source: &str, diagnostics: &[Diagnostic], verb: &str) -> usize {
-        let file = SimpleFile::new(display, source);
         match self.format {
             MessageFormat::Human => {
                 let config = term::Config::default();
+                let index = LineIndex::new(source);
                 let out = self.stderr();
                 let mut lock = out.lock();
-                for d in diagnostics {
-                    let cd = to_codespan(d, source);
-                    if term::emit_to_write_style(&mut lock, &config, &file, &cd).is_err() {
-                        // Only possible for spans the source does not have; still say something.
+                for d in diagnostics.iter().take(MAX_RENDERED) {
+                    let spans: Vec<_> = std::iter::once(&d.primary)
+                        .chain(&d.secondary)
+                        .map(|l| clamp(&l.span, source))
+                        .collect();
+                    let (excerpt, mapped) = Excerpt::new(display, source, &index, &spans);
+                    let cd = to_codespan(d, &mapped);
+                    if term::emit_to_write_style(&mut lock, &config, &excerpt, &cd).is_err() {
                         let _ = writeln!(
                             lock,
                             "{}[{}]: {} ({display})",
@@ -87,8 +91,16 @@ impl Ctx {
                         );
                     }
                 }
+                drop(lock);
+                if diagnostics.len() > MAX_RENDERED {
+                    self.note(&format!(
+                        "{} more diagnostics in `{display}` not shown (`--message-format json` lists them all)",
+                        diagnostics.len() - MAX_RENDERED
+                    ));
+                }
             }
             MessageFormat::Json => {
+                let file = SimpleFile::new(display, source);
                 let stdout = std::io::stdout();
                 let mut lock = stdout.lock();
                 for d in diagnostics {
@@ -136,16 +148,18 @@ fn clamp(span: &Range<usize>, source: &str) -> Range<usize> {
     start..fix(span.end.max(span.start)).max(start)
 }
 
-fn to_codespan(d: &Diagnostic, source: &str) -> cs::Diagnostic<()> {
+/// The codespan diagnostic, with label spans already translated (`spans[0]` is the primary's).
+fn to_codespan(d: &Diagnostic, spans: &[Range<usize>]) -> cs::Diagnostic<()> {
     let severity = match d.severity {
         Severity::Error => cs::Severity::Error,
         Severity::Warning => cs::Severity::Warning,
     };
-    let mut labels = vec![cs::Label::primary((), clamp(&d.primary.span, source)).with_message(&d.primary.message)];
+    let mut labels = vec![cs::Label::primary((), spans[0].clone()).with_message(&d.primary.message)];
     labels.extend(
         d.secondary
             .iter()
-            .map(|l| cs::Label::secondary((), clamp(&l.span, source)).with_message(&l.message)),
+            .zip(&spans[1..])
+            .map(|(l, s)| cs::Label::secondary((), s.clone()).with_message(&l.message)),
     );
     let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
     if let Some(h) = &d.hint {
@@ -266,6 +280,51 @@ mod tests {
         term::emit_to_write_style(&mut out, &term::Config::default(), &excerpt, &to_codespan(&d, &mapped)).unwrap();
         let text = String::from_utf8(out.into_inner()).unwrap();
         assert!(text.contains("warning[DYN0302]: w"), "{text}");
+    }
+
+    /// For ordinary files the excerpt renders exactly what the whole file would.
+    #[test]
+    fn excerpts_render_like_the_whole_file() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "dyn") {
+                    out.push(p);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        walk(&root.join("tests/ui"), &mut files);
+        walk(&root.join("examples"), &mut files);
+        files.sort();
+        let mut compared = 0;
+        for path in files {
+            let src = crate::frontend::Source::read(&path).unwrap_or_else(|_| panic!("{}", path.display()));
+            let (_, diagnostics) = src.check();
+            let index = LineIndex::new(&src.text);
+            for d in &diagnostics {
+                let spans: Vec<_> = std::iter::once(&d.primary)
+                    .chain(&d.secondary)
+                    .map(|l| clamp(&l.span, &src.text))
+                    .collect();
+                let whole = SimpleFile::new(src.display.as_str(), src.text.as_str());
+                let mut a = termcolor::NoColor::new(Vec::new());
+                term::emit_to_write_style(&mut a, &term::Config::default(), &whole, &to_codespan(d, &spans)).unwrap();
+                let (excerpt, mapped) = Excerpt::new(&src.display, &src.text, &index, &spans);
+                let mut b = termcolor::NoColor::new(Vec::new());
+                term::emit_to_write_style(&mut b, &term::Config::default(), &excerpt, &to_codespan(d, &mapped))
+                    .unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&b.into_inner()),
+                    String::from_utf8_lossy(&a.into_inner())
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 50, "{compared}");
     }
 
     #[test]

@@ -6,10 +6,13 @@
 use codespan_reporting::files::{Error, Files};
 use std::ops::Range;
 
-/// Most characters of a source line shown.
+/// Lines up to this many characters are shown whole.
 const MAX_COLS: usize = 160;
-/// Characters shown before the first label position of a cut line.
+/// Characters shown around each group of label positions on a longer line.
 const LEAD_COLS: usize = 40;
+const TRAIL_COLS: usize = 60;
+/// Label positions closer than this (in bytes) share one window.
+const GROUP_BYTES: usize = 80;
 const ELLIPSIS: &str = "…";
 
 /// Line starts of a source, computed once per file.
@@ -41,13 +44,15 @@ impl LineIndex {
 
 /// One line of an excerpt.
 struct Line {
-    /// Original 1-based line number (0 for the placeholders standing for skipped lines).
+    /// Original 1-based line number.
     number: usize,
-    /// Start of the original line, and of the part of it shown.
+    /// Stands for skipped lines (shown by codespan as a break).
+    placeholder: bool,
+    /// Start of the original line.
     orig_line_start: usize,
-    orig_window: Range<usize>,
-    /// Bytes of the `…` written before the window.
-    prefix: usize,
+    /// The parts of the original line shown, each with where it starts in the excerpt text;
+    /// `…` separates them (and stands for cut text before the first and after the last).
+    segments: Vec<(Range<usize>, usize)>,
     /// Range of this line in the excerpt text.
     text: Range<usize>,
 }
@@ -70,7 +75,12 @@ fn floor_char(s: &str, mut i: usize) -> usize {
 
 /// Moves `n` characters back from `i`, not before `limit`.
 fn back_chars(s: &str, i: usize, n: usize, limit: usize) -> usize {
-    s[limit..i].char_indices().rev().nth(n.saturating_sub(1)).map_or(limit, |(k, _)| limit + k).max(limit)
+    s[limit..i]
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(limit, |(k, _)| limit + k)
+        .max(limit)
 }
 
 /// Moves `n` characters forward from `i`, not past `limit`.
@@ -81,7 +91,12 @@ fn forward_chars(s: &str, i: usize, n: usize, limit: usize) -> usize {
 impl<'a> Excerpt<'a> {
     /// The excerpt for labels at `spans` (already inside `source`, on character boundaries), and
     /// the spans translated into it.
-    pub fn new(name: &'a str, source: &'a str, index: &LineIndex, spans: &[Range<usize>]) -> (Excerpt<'a>, Vec<Range<usize>>) {
+    pub fn new(
+        name: &'a str,
+        source: &'a str,
+        index: &LineIndex,
+        spans: &[Range<usize>],
+    ) -> (Excerpt<'a>, Vec<Range<usize>>) {
         // Lines to show: each label's first and last line, up to three lines after its start and
         // one before its end (what codespan shows of a multi-line label).
         let mut keep = Vec::new();
@@ -94,54 +109,94 @@ impl<'a> Excerpt<'a> {
         keep.dedup();
         // A single skipped line is shown (codespan would); longer gaps become two placeholders,
         // which codespan draws as a break.
-        let mut order: Vec<Option<usize>> = Vec::new();
+        let mut order: Vec<(usize, bool)> = Vec::new();
         for (i, &l) in keep.iter().enumerate() {
             if i > 0 {
-                match l - keep[i - 1] {
+                let prev = keep[i - 1];
+                match l - prev {
                     1 => {}
-                    2 => order.push(Some(l - 1)),
-                    _ => order.extend([None, None]),
+                    2 => order.push((l - 1, false)),
+                    _ => order.extend([(prev + 1, true), (prev + 2, true)]),
                 }
             }
-            order.push(Some(l));
+            order.push((l, false));
         }
 
         let mut text = String::new();
         let mut lines = Vec::with_capacity(order.len());
-        for entry in order {
+        for (l, placeholder) in order {
             let start = text.len();
-            let Some(l) = entry else {
-                lines.push(Line { number: 0, orig_line_start: 0, orig_window: 0..0, prefix: 0, text: start..start });
+            if placeholder {
+                let at = index.starts[l];
+                lines.push(Line {
+                    number: l + 1,
+                    placeholder,
+                    orig_line_start: at,
+                    segments: Vec::new(),
+                    text: start..start,
+                });
                 text.push('\n');
                 continue;
-            };
-            let r = index.range(l, source);
-            let points: Vec<usize> = spans
-                .iter()
-                .flat_map(|s| [s.start, s.end])
-                .filter(|p| r.contains(p) || *p == r.end)
-                .collect();
-            let window = if r.len() <= MAX_COLS || source[r.clone()].chars().nth(MAX_COLS).is_none() {
-                r.clone()
-            } else {
-                let anchor = points.iter().copied().min().unwrap_or(r.start);
-                let ws = back_chars(source, anchor, LEAD_COLS, r.start);
-                ws..forward_chars(source, ws, MAX_COLS, r.end)
-            };
-            let prefix = if window.start > r.start { ELLIPSIS.len() } else { 0 };
-            if prefix > 0 {
-                text.push_str(ELLIPSIS);
             }
-            text.push_str(&source[window.clone()]);
-            if window.end < r.end {
+            let r = index.range(l, source);
+            let windows = if r.len() <= MAX_COLS || source[r.clone()].chars().nth(MAX_COLS).is_none() {
+                vec![r.clone()]
+            } else {
+                let mut points: Vec<usize> = spans
+                    .iter()
+                    .flat_map(|s| [s.start, s.end])
+                    .filter(|p| r.contains(p) || *p == r.end)
+                    .collect();
+                points.sort_unstable();
+                let mut groups: Vec<(usize, usize)> = Vec::new();
+                for p in points {
+                    match groups.last_mut() {
+                        Some(g) if p - g.1 <= GROUP_BYTES => g.1 = p,
+                        _ => groups.push((p, p)),
+                    }
+                }
+                if groups.is_empty() {
+                    groups.push((r.start, r.start));
+                }
+                let mut windows: Vec<Range<usize>> = Vec::new();
+                for (lo, hi) in groups {
+                    let ws = back_chars(source, lo, LEAD_COLS, r.start);
+                    let we = forward_chars(source, hi, TRAIL_COLS, r.end);
+                    match windows.last_mut() {
+                        Some(w) if ws <= w.end => w.end = we.max(w.end),
+                        _ => windows.push(ws..we),
+                    }
+                }
+                windows
+            };
+            let mut segments = Vec::with_capacity(windows.len());
+            for (i, w) in windows.iter().enumerate() {
+                if i > 0 || w.start > r.start {
+                    text.push_str(ELLIPSIS);
+                }
+                segments.push((w.clone(), text.len()));
+                text.push_str(&source[w.clone()]);
+            }
+            if windows.last().is_some_and(|w| w.end < r.end) {
                 text.push_str(ELLIPSIS);
             }
             let end = text.len();
             text.push('\n');
-            lines.push(Line { number: l + 1, orig_line_start: r.start, orig_window: window, prefix, text: start..end });
+            lines.push(Line {
+                number: l + 1,
+                placeholder,
+                orig_line_start: r.start,
+                segments,
+                text: start..end,
+            });
         }
 
-        let excerpt = Excerpt { name, source, text, lines };
+        let excerpt = Excerpt {
+            name,
+            source,
+            text,
+            lines,
+        };
         let mapped = spans
             .iter()
             .map(|s| {
@@ -152,20 +207,23 @@ impl<'a> Excerpt<'a> {
         (excerpt, mapped)
     }
 
-    /// An original byte offset in the excerpt (clamped into its line's window).
+    /// An original byte offset in the excerpt; an offset in cut text lands on its `…`.
     fn map(&self, index: &LineIndex, byte: usize) -> usize {
         let l = index.line_of(byte) + 1;
-        let Some(line) = self.lines.iter().find(|x| x.number == l) else {
+        let Some(line) = self.lines.iter().find(|x| x.number == l && !x.placeholder) else {
             return 0;
         };
-        if byte <= line.orig_window.start {
-            // Before the window: at the `…` (or the line start).
-            line.text.start + if byte < line.orig_window.start { 0 } else { line.prefix }
-        } else if byte > line.orig_window.end {
-            line.text.end
-        } else {
-            line.text.start + line.prefix + (byte - line.orig_window.start)
+        let mut at = line.text.start;
+        for (orig, text_at) in &line.segments {
+            if byte < orig.start {
+                return at;
+            }
+            if byte <= orig.end {
+                return text_at + (byte - orig.start);
+            }
+            at = text_at + orig.len();
         }
+        line.text.end.min(at.max(line.text.start))
     }
 }
 
@@ -183,7 +241,10 @@ impl<'a> Files<'a> for Excerpt<'a> {
     }
 
     fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, Error> {
-        Ok(self.lines.partition_point(|l| l.text.start <= byte_index).saturating_sub(1))
+        Ok(self
+            .lines
+            .partition_point(|l| l.text.start <= byte_index)
+            .saturating_sub(1))
     }
 
     fn line_number(&'a self, (): (), line_index: usize) -> Result<usize, Error> {
@@ -194,20 +255,31 @@ impl<'a> Files<'a> for Excerpt<'a> {
         let Some(line) = self.lines.get(line_index) else {
             return Ok(1);
         };
-        let offset = byte_index.saturating_sub(line.text.start).saturating_sub(line.prefix);
-        let orig = floor_char(self.source, (line.orig_window.start + offset).min(line.orig_window.end));
-        Ok(self.source[line.orig_line_start..orig.max(line.orig_line_start)].chars().count() + 1)
+        // The original offset: inside a segment, or the start of the next one (after a `…`).
+        let mut orig = line.segments.last().map_or(line.orig_line_start, |(o, _)| o.end);
+        for (o, text_at) in &line.segments {
+            if byte_index <= text_at + o.len() {
+                orig = o.start + byte_index.saturating_sub(*text_at).min(o.len());
+                break;
+            }
+        }
+        let orig = floor_char(self.source, orig).max(line.orig_line_start);
+        Ok(self.source[line.orig_line_start..orig].chars().count() + 1)
     }
 
     fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, Error> {
         self.lines
             .get(line_index)
             .map(|l| l.text.clone())
-            .ok_or(Error::LineTooLarge { given: line_index, max: self.lines.len().saturating_sub(1) })
+            .ok_or(Error::LineTooLarge {
+                given: line_index,
+                max: self.lines.len().saturating_sub(1),
+            })
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // one label's span, not a range of labels
 mod tests {
     use super::*;
     use codespan_reporting::diagnostic::{Diagnostic, Label};
@@ -219,7 +291,14 @@ mod tests {
         let labels = mapped
             .iter()
             .enumerate()
-            .map(|(i, s)| if i == 0 { Label::primary((), s.clone()) } else { Label::secondary((), s.clone()) }.with_message(format!("label {i}")))
+            .map(|(i, s)| {
+                if i == 0 {
+                    Label::primary((), s.clone())
+                } else {
+                    Label::secondary((), s.clone())
+                }
+                .with_message(format!("label {i}"))
+            })
             .collect();
         let d = Diagnostic::error().with_message("m").with_labels(labels);
         let mut out = NoColor::new(Vec::new());
@@ -241,7 +320,10 @@ mod tests {
         let text = render(&src, &[1_000_000..1_000_006]);
         assert!(text.len() < 1000, "{}", text.len());
         assert!(text.contains("┌─ f.dyn:1:1000001"), "{text}");
-        assert!(text.contains(&format!("1 │ …{}TARGET{}…", "x".repeat(40), "y".repeat(114))), "{text}");
+        assert!(
+            text.contains(&format!("1 │ …{}TARGET{}…", "x".repeat(40), "y".repeat(60))),
+            "{text}"
+        );
         assert!(text.contains("^^^^^^ label 0"), "{text}");
     }
 
@@ -268,6 +350,15 @@ mod tests {
         assert!(text.contains(" 3 │"), "{text}");
         assert!(text.contains("41 │"), "{text}");
         assert!(!text.contains(" 20 │"), "{text}");
+        // Far apart on one long line: two windows.
+        let line = format!("/*{}", "x".repeat(100_000));
+        let text = render(&line, &[line.len()..line.len(), 0..2]);
+        assert!(text.contains("┌─ f.dyn:1:100003"), "{text}");
+        assert!(
+            text.contains(&format!("1 │ /*{}…{}\n", "x".repeat(60), "x".repeat(40))),
+            "{text}"
+        );
+        assert!(text.len() < 1000, "{text}");
         // Labels at the very end of the file.
         let end = src.len();
         let text = render(&src, &[end..end]);

@@ -51,7 +51,8 @@ fn read_inputs(manifest: &Manifest, specs: &[String]) -> Result<Vec<(String, Vec
                     "`{name}` is {} of this program, not an input ({})",
                     match b.role {
                         Role::Output => "an output",
-                        _ => "a buffer",
+                        Role::Buffer => "a buffer",
+                        _ => "an executor binding",
                     },
                     list()
                 )))
@@ -156,6 +157,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     let limits = gpu.device.limits();
     let arena = arena.unwrap_or_else(|| {
         DEFAULT_ARENA
+            .max(manifest.executor.arena.min_bytes)
             .min(limits.max_storage_buffer_binding_size)
             .min(limits.max_buffer_size)
             / 4

@@ -436,6 +436,44 @@ fn graph_writes_files_and_needs_graphviz_for_images() {
     );
 }
 
+const LOOP: &str = "input rank: array<u32>;
+buffer changed: atomic<u32>;
+output out: array<u32, len(rank)>;
+
+stage step(@index i: u32) {
+    out[i] = rank[i];
+}
+
+@max_rounds(100)
+entry loop step(len(rank)) until {
+    return atomicLoad(&changed) == 0u;
+}
+";
+
+#[test]
+fn graph_of_a_graph_level_loop() {
+    let d = tmp("graph_loop");
+    let f = write(&d, "loop.dyn", LOOP);
+    let out = dyngc(&["graph", f.to_str().unwrap()]);
+    assert_exit(&out, 0);
+    let dot = text(&out.stdout);
+    assert!(dot.contains("label=\"entry loop\\n@max_rounds(100)\""), "{dot}");
+    assert!(
+        dot.contains("entry -> entry [style=dashed, label=\"repeat until\\n{ return atomicLoad(&changed) == 0u; }\"]"),
+        "{dot}"
+    );
+    // Checked, but not generated yet: build reports DYN0500.
+    let out = dyngc(&[
+        "--color=never",
+        "build",
+        f.to_str().unwrap(),
+        "-o",
+        d.join("out").to_str().unwrap(),
+    ]);
+    assert_exit(&out, 1);
+    assert!(text(&out.stderr).contains("error[DYN0500]"), "{}", text(&out.stderr));
+}
+
 #[test]
 fn graph_of_a_bad_program_reports_diagnostics() {
     let d = tmp("graph_bad");
@@ -808,6 +846,94 @@ fn run_collatz_end_to_end() {
         .sum();
     // One `start` per element, and one `step` per value on each walk (the final 1 included).
     assert_eq!(units, 300 + expected.iter().map(|&n| n as u64 + 1).sum::<u64>());
+}
+
+#[test]
+fn run_times_out() {
+    let d = tmp("run_timeout");
+    // Up to 5^20 nodes: far more than a second's work.
+    let Some(out) = run_on_device(&[
+        "run",
+        example("tree").to_str().unwrap(),
+        "--param",
+        "seed=5",
+        "--param",
+        "max_depth=20",
+        "--param",
+        "max_children=4",
+        "--out",
+        d.to_str().unwrap(),
+        "--fuel",
+        "16",
+        "--timeout",
+        "1",
+        "--stats",
+    ]) else {
+        return;
+    };
+    assert_exit(&out, 1);
+    let err = text(&out.stderr);
+    assert!(err.contains("error: the run did not finish within 1.0 s"), "{err}");
+    assert!(err.contains("raise --timeout"), "{err}");
+    assert_eq!(text(&out.stdout), "");
+    assert_exit(&dyngc(&["run", "x.dyn", "--out", "o", "--timeout", "0"]), 2);
+}
+
+#[test]
+fn run_prints_human_stats() {
+    let d = tmp("run_stats");
+    let n = d.join("n.npy");
+    npy(&n, "<u4", &[4], &u32s(&[0, 1, 2, 3]));
+    let Some(out) = run_on_device(&[
+        "run",
+        example("triangle").to_str().unwrap(),
+        "--input",
+        &format!("n={}", n.display()),
+        "--arena",
+        "1MiB",
+        "--workgroups",
+        "4",
+        "--out",
+        d.to_str().unwrap(),
+        "--stats",
+    ]) else {
+        return;
+    };
+    assert_exit(&out, 0);
+    let stats = text(&out.stdout);
+    assert!(stats.starts_with("statistic"), "{stats}");
+    assert!(stats.contains("units per stage:"), "{stats}");
+    assert!(stats.contains("4 workers"), "{stats}");
+    let (_, sums) = read_npy_u32(&d.join("sums.npy"));
+    assert_eq!(sums, vec![0, 1, 3, 6]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("finished in") && err.contains(&format!("wrote {}", d.join("sums.npy").display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn run_with_an_empty_input() {
+    let d = tmp("run_empty");
+    let n = d.join("n.npy");
+    npy(&n, "<u4", &[0], &[]);
+    let out_dir = d.join("out");
+    let Some(out) = run_on_device(&[
+        "run",
+        example("triangle").to_str().unwrap(),
+        "--input",
+        &format!("n={}", n.display()),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]) else {
+        return;
+    };
+    assert_exit(&out, 0);
+    let (header, sums) = read_npy_u32(&out_dir.join("sums.npy"));
+    assert!(header.contains("'shape': (0,"), "{header}");
+    assert!(sums.is_empty());
+    assert!(text(&out.stderr).contains("0 units"), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -7,7 +7,7 @@ fn timing() {
     eprintln!("parse {:?} {} diags", t.elapsed(), parsed.diagnostics.len());
     let t = std::time::Instant::now();
     if !parsed.has_errors() {
-    let c = dyngc_ir::check(&parsed.file, &src, "x");
-    eprintln!("check {:?} {} diags", t.elapsed(), c.diagnostics.len());
+        let c = dyngc_ir::check(&parsed.file, &src, "x");
+        eprintln!("check {:?} {} diags", t.elapsed(), c.diagnostics.len());
     }
 }

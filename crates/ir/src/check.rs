@@ -45,10 +45,7 @@ pub fn check(file: &ast::File, source: &str, name: &str) -> Checked {
         program
     };
     cap_diagnostics(&mut diagnostics);
-    Checked {
-        program,
-        diagnostics,
-    }
+    Checked { program, diagnostics }
 }
 
 /// Keeps the first [`MAX_DIAGNOSTICS`](dyngc_syntax::limits::MAX_DIAGNOSTICS) diagnostics, as the
@@ -62,7 +59,10 @@ fn cap_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
         return;
     }
     let dropped = diagnostics.split_off(MAX_DIAGNOSTICS);
-    let (message, at) = (format!("too many diagnostics: {} more not shown", dropped.len()), dropped[0].primary.span.clone());
+    let (message, at) = (
+        format!("too many diagnostics: {} more not shown", dropped.len()),
+        dropped[0].primary.span.clone(),
+    );
     let summary = if dropped.iter().any(Diagnostic::is_error) {
         Diagnostic::error(dyngc_syntax::codes::DYN0004, message, at, "reporting stops here")
     } else {
@@ -172,12 +172,7 @@ impl<'a> Checker<'a> {
     /// The declared name of one kind closest to `name` (plus `extra` candidates), for a "did
     /// you mean" hint. Only the first [`MAX_SUGGESTIONS`] calls search, so a file full of
     /// unknown names stays fast to check.
-    fn suggest(
-        &mut self,
-        name: &str,
-        extra: &[&'a str],
-        pred: impl Fn(GlobalKind) -> bool,
-    ) -> Option<&'a str> {
+    fn suggest(&mut self, name: &str, extra: &[&'a str], pred: impl Fn(GlobalKind) -> bool) -> Option<&'a str> {
         if self.suggestions >= MAX_SUGGESTIONS {
             return None;
         }
@@ -189,10 +184,7 @@ impl<'a> Checker<'a> {
             .map(|(n, g)| (*n, g.span.start))
             .collect();
         v.sort_by_key(|&(_, s)| s);
-        names::closest(
-            name,
-            extra.iter().copied().chain(v.into_iter().map(|(n, _)| n)),
-        )
+        names::closest(name, extra.iter().copied().chain(v.into_iter().map(|(n, _)| n)))
     }
 
     fn run(&mut self, name: &str) -> Option<Program> {

@@ -22,7 +22,10 @@ impl SourceMap {
     /// The source span of a generated range, if it falls in copied text. A range that starts in
     /// copied text but runs past it is clipped to that segment.
     pub fn to_source(&self, generated: Range<usize>) -> Option<Span> {
-        let i = self.segments.partition_point(|&(g, _, _)| g <= generated.start).checked_sub(1)?;
+        let i = self
+            .segments
+            .partition_point(|&(g, _, _)| g <= generated.start)
+            .checked_sub(1)?;
         let (g, s, len) = self.segments[i];
         if generated.start >= g + len && !(generated.start == g + len && len > 0) {
             return None;
@@ -45,6 +48,15 @@ impl ModuleText {
         self.text.push_str(generated);
     }
 
+    /// Appends another module text, keeping its map.
+    pub fn append(&mut self, other: &ModuleText) {
+        let base = self.text.len();
+        self.map
+            .segments
+            .extend(other.map.segments.iter().map(|&(g, s, len)| (base + g, s, len)));
+        self.text.push_str(&other.text);
+    }
+
     /// Appends `source[span]` verbatim and records where it came from.
     pub fn copy(&mut self, source: &str, span: Span) {
         self.map.segments.push((self.text.len(), span.start, span.len()));
@@ -56,6 +68,15 @@ impl ModuleText {
 /// variables the kernel fills from the parameter uniform at start-up), file-scope helpers, the
 /// site functions `site_fn(k)` returns, then one function per stage.
 pub fn user_module(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usize) -> String) {
+    user_declarations(program, out, site_fn);
+    for stage in &program.stages {
+        stage_fn(program, stage, out);
+    }
+}
+
+/// The part of [`user_module`] every stage function depends on: everything but the stage
+/// functions, which never call each other (so each can be checked on its own after these).
+pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usize) -> String) {
     let src = &program.source;
     for s in &program.structs {
         out.push(&format!("struct {} {{\n", s.name));
@@ -88,15 +109,12 @@ pub fn user_module(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usi
         out.push(&site_fn(k));
         out.push("\n");
     }
-    for stage in &program.stages {
-        stage_fn(program, stage, out);
-    }
 }
 
 /// `fn dyn_stage_NAME(payload: T, index: u32) { BODY }`, with sites lowered. Every stage
 /// function has both parameters so the scheduler can call them uniformly; the names are the
 /// user's when declared.
-fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
+pub fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
     let payload = match &stage.payload {
         Some((name, ty)) => format!("{name}: {}", ty.wgsl(&program.structs)),
         None => "dyn_no_payload: u32".to_string(),

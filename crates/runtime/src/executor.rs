@@ -384,7 +384,8 @@ impl Run<'_> {
 
     /// Writes every output's and buffer's initial contents again (`fill`, or zero), so the run
     /// can be started over with [`Run::record_start`].
-    pub fn reset_outputs(&self) {
+    pub fn reset_outputs(&self) -> Result<(), Error> {
+        let scopes = Scopes::push(&self.exec.device);
         let mut encoder = self.exec.device.create_command_encoder(&Default::default());
         for (i, b) in self.exec.manifest.bindings.iter().enumerate() {
             if matches!(b.role, Role::Output | Role::Buffer) && b.fill.unwrap_or(0) == 0 {
@@ -393,6 +394,8 @@ impl Run<'_> {
         }
         self.queue.submit([encoder.finish()]);
         self.write_fills();
+        scopes.finish("resetting outputs")?;
+        self.exec.check_lost()
     }
 
     fn write_fills(&self) {

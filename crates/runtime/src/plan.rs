@@ -340,7 +340,10 @@ impl Plan {
         for slot in &ex.lengths {
             let n = lengths.get(&slot.binding).copied().unwrap_or(0);
             let n = u32::try_from(n).map_err(|_| {
-                Error::Option(format!("`{}` has {n} elements; the executor counts them in 32 bits", slot.binding))
+                Error::Option(format!(
+                    "`{}` has {n} elements; the executor counts them in 32 bits",
+                    slot.binding
+                ))
             })?;
             put(&mut uniform, slot.offset, n);
         }
@@ -488,6 +491,16 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
     in_uniform("config.fuel", ex.config.fuel)?;
     for slot in &ex.lengths {
         in_uniform(&format!("length of `{}`", slot.binding), slot.offset)?;
+        if !m
+            .bindings
+            .iter()
+            .any(|b| b.name == slot.binding && matches!(b.role, Role::Input | Role::Output | Role::Buffer))
+        {
+            return bad(format!(
+                "executor.lengths names `{}`, which is not a user binding",
+                slot.binding
+            ));
+        }
     }
     for p in &m.params {
         in_uniform(&format!("parameter `{}`", p.name), p.offset)?;
@@ -629,7 +642,16 @@ pub(crate) mod tests {
                     fuel: 8,
                 },
                 params_size: 32,
-                lengths: Vec::new(),
+                lengths: vec![
+                    LengthSlot {
+                        binding: "row_ptr".into(),
+                        offset: 24,
+                    },
+                    LengthSlot {
+                        binding: "col_idx".into(),
+                        offset: 28,
+                    },
+                ],
                 arena: ArenaLayout {
                     frame_words: 4,
                     stack_frames: 30,
@@ -707,6 +729,9 @@ pub(crate) mod tests {
         assert_eq!(u32_at(8), 1024);
         assert_eq!(u32_at(16), 3);
         assert_eq!(u32_at(20), 2);
+        // True element counts for the kernel (`arrayLength` cannot say 0).
+        assert_eq!(u32_at(24), 35);
+        assert_eq!(u32_at(28), 35);
     }
 
     #[test]
@@ -723,6 +748,7 @@ pub(crate) mod tests {
         // Empty inputs still get a buffer.
         assert_eq!(p.buffer("col_idx").unwrap().length, 0);
         assert_eq!(p.buffer("col_idx").unwrap().alloc, 4);
+        assert_eq!(&p.uniform[28..32], &0u32.to_le_bytes());
         let mut limits = DeviceLimits::unlimited();
         limits.max_compute_workgroups_per_dimension = 7;
         s.arena_bytes = 1 << 24;
@@ -835,5 +861,8 @@ pub(crate) mod tests {
         let mut m = manifest();
         m.params[0].offset = 30;
         assert!(validate(&m).is_err());
+        let mut m = manifest();
+        m.executor.lengths[0].binding = "dyn_arena".into();
+        assert!(validate(&m).unwrap_err().to_string().contains("not a user binding"));
     }
 }

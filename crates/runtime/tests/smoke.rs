@@ -190,7 +190,7 @@ fn launch_protocol() {
     assert_eq!(y, (0..1000).map(|v| v * 2 + 5).collect::<Vec<_>>());
 
     // A second run on the same buffers after a reset.
-    run.reset_outputs();
+    run.reset_outputs().unwrap();
     let stats = run.execute(&WaitOptions::default(), &mut |_| {}).unwrap();
     assert_eq!(stats.get("launches"), Some(8));
 

@@ -18,7 +18,12 @@
 use crate::ast::Span;
 use crate::codes;
 use crate::diagnostic::Diagnostic;
-use crate::limits::MAX_NESTING;
+use crate::limits::{MAX_DIAGNOSTICS, MAX_NESTING};
+
+/// Most diagnostics the lexer reports before it stops (the file is then not parsed): a file of
+/// nothing but errors (10 MB of stray `}`) would otherwise take gigabytes, only for all but the
+/// first `MAX_DIAGNOSTICS` to be dropped.
+const MAX_LEX_DIAGNOSTICS: usize = 10 * MAX_DIAGNOSTICS;
 
 /// Token kinds. Tokens carry no text: the parser slices the source with the token's span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -289,6 +294,10 @@ impl Lexer<'_> {
             self.pos = 3;
         }
         while !self.at_end() && !self.out.fatal {
+            if self.out.diagnostics.len() > MAX_LEX_DIAGNOSTICS {
+                self.out.fatal = true;
+                break;
+            }
             let start = self.pos;
             let b = self.bytes[start];
             match b {

@@ -22,6 +22,7 @@ use chumsky::input::InputRef;
 use chumsky::prelude::*;
 use chumsky::util::MaybeRef;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 use std::num::IntErrorKind;
 
@@ -58,12 +59,17 @@ impl Exp {
     }
 }
 
+/// Most error recoveries one parse makes (see [`Ctx::recover`]).
+const MAX_RECOVERIES: usize = 10 * crate::limits::MAX_DIAGNOSTICS;
+
 /// Everything the parsers need to turn token indices into text and byte spans.
 #[derive(Clone, Copy)]
 struct Ctx<'s> {
     src: &'s str,
     toks: &'s [Tok],
     spans: &'s [(u32, u32)],
+    /// Recoveries made so far.
+    recoveries: &'s Cell<usize>,
 }
 
 impl<'s> Ctx<'s> {
@@ -122,6 +128,21 @@ impl<'s> Ctx<'s> {
             found,
             span,
         )
+    }
+
+    /// Counts one error recovery at token `i`; fails once [`MAX_RECOVERIES`] were made, so that
+    /// the parse stops there. Every recovery reports an error (kept by chumsky, with a few
+    /// hundred bytes of expected patterns or a whole diagnostic), and a file of nothing but errors
+    /// (10 MB of `;` or `1,`) would otherwise take gigabytes and tens of seconds, only for all but
+    /// the first `MAX_DIAGNOSTICS` to be dropped.
+    fn recover(&self, i: usize) -> Result<(), PErr<'s>> {
+        let n = self.recoveries.get() + 1;
+        self.recoveries.set(n);
+        if n > MAX_RECOVERIES {
+            Err(self.expected(&[], i))
+        } else {
+            Ok(())
+        }
     }
 
     fn custom(&self, d: Diagnostic) -> PErr<'s> {
@@ -893,8 +914,8 @@ fn stmt_semi<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, (), Ex<'s>> + Clone + 's
     just(Tok::Semi).ignored().recover_with(via_parser(cp(move |inp| {
         let i = idx(inp);
         match c.tok(i) {
-            None | Some(Tok::RBrace) => Ok(()),
-            Some(_) if i > 0 && c.newline_between(i - 1, i) => Ok(()),
+            None | Some(Tok::RBrace) => c.recover(i),
+            Some(_) if i > 0 && c.newline_between(i - 1, i) => c.recover(i),
             _ => Err(c.expected(&[Exp::T(Tok::Semi)], i)),
         }
     })))
@@ -904,6 +925,7 @@ fn stmt_semi<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, (), Ex<'s>> + Clone + 's
 /// `;` or item is skipped.
 fn item_semi<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, (), Ex<'s>> + Clone + 's {
     just(Tok::Semi).ignored().recover_with(via_parser(cp(move |inp| {
+        c.recover(idx(inp))?;
         while let Some(t) = c.tok(idx(inp)) {
             if t == Tok::Semi {
                 inp.skip();
@@ -927,6 +949,7 @@ fn stmt_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Stmt, Ex<'s>> + Clone + 
             Some(t) if !t.is_close() => t,
             _ => return Err(c.expected(&[Exp::L("statement")], i)),
         };
+        c.recover(i)?;
         skip_one(c, inp);
         if first != Tok::LBrace {
             while let Some(t) = c.tok(idx(inp)) {
@@ -958,6 +981,7 @@ fn item_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Option<Item>, Ex<'s>> + 
         if c.tok(i).is_none() {
             return Err(c.expected(&[Exp::L("item")], i));
         }
+        c.recover(i)?;
         while c.tok(idx(inp)) == Some(Tok::At) {
             inp.skip();
             if c.tok(idx(inp)) == Some(Tok::Ident) {
@@ -1015,6 +1039,7 @@ fn list_skip<'s, O: Clone + 's>(
             }
             _ => {}
         }
+        c.recover(i)?;
         let (s, e) = scan(c, inp, |t| matches!(t, Tok::Comma | Tok::Semi), false);
         if s == e {
             return Err(c.expected(&[Exp::L(what)], i));
@@ -1031,6 +1056,7 @@ fn clause_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Option<Block>, Ex<'s>>
             None | Some(Tok::RBrace) => return Err(c.expected(&[Exp::L("switch clause")], i)),
             _ => {}
         }
+        c.recover(i)?;
         skip_one(c, inp);
         scan(c, inp, |t| matches!(t, Tok::Case | Tok::Default), false);
         Ok(None)
@@ -1822,7 +1848,8 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
 
 /// Parses the lexer's tokens into a file and its syntax diagnostics.
 pub(crate) fn parse_tokens(src: &str, toks: &[Tok], spans: &[(u32, u32)]) -> (File, Vec<Diagnostic>) {
-    let c = Ctx { src, toks, spans };
+    let recoveries = Cell::new(0);
+    let c = Ctx { src, toks, spans, recoveries: &recoveries };
     let (out, errs) = file_parser(c).parse(toks).into_output_errors();
     let items = out.unwrap_or_default().into_iter().flatten().collect();
     let diags = errs.into_iter().map(|e| to_diagnostic(c, e)).collect();

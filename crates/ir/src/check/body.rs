@@ -35,6 +35,8 @@ pub(super) struct Site<'a> {
     pub open_loop: Option<OpenLoop>,
     /// Product of the constant trip counts of the enclosing loops.
     pub mult: u64,
+    /// The `continuing` keyword, when the site is in a `continuing` block.
+    pub continuing: Option<Span>,
 }
 
 /// A loop whose trip count is not a recognised constant.
@@ -76,7 +78,13 @@ pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> Vec<Site<'a>
     becomes(&body.stmts, &mut exits);
     exits.sort_unstable();
     let mut out = Vec::new();
-    walk(&exits, &body.stmts, false, None, 1, &mut out);
+    let around = Around {
+        conditional: false,
+        open_loop: None,
+        mult: 1,
+        continuing: None,
+    };
+    walk(&exits, &body.stmts, &around, &mut out);
     out
 }
 
@@ -107,36 +115,37 @@ fn contains_exit(exits: &[usize], span: &Span) -> bool {
     exits.get(i).is_some_and(|&e| e < span.end)
 }
 
-fn walk<'a>(
-    exits: &[usize],
-    stmts: &'a [Stmt],
+/// What encloses the statements [`walk`] visits.
+#[derive(Clone)]
+struct Around {
     conditional: bool,
-    open_loop: Option<&OpenLoop>,
+    open_loop: Option<OpenLoop>,
     mult: u64,
-    out: &mut Vec<Site<'a>>,
-) {
+    /// The `continuing` keyword, inside a `continuing` block.
+    continuing: Option<Span>,
+}
+
+fn walk<'a>(exits: &[usize], stmts: &'a [Stmt], around: &Around, out: &mut Vec<Site<'a>>) {
     let mut cut = false;
     for stmt in stmts {
-        let cond = conditional || cut;
+        let cond = around.conditional || cut;
+        let inner = |ctx: &Around| Around {
+            conditional: true,
+            ..ctx.clone()
+        };
         match stmt {
             Stmt::Spawn(s) | Stmt::Become(s) => out.push(Site {
                 spawn: s,
                 is_become: matches!(stmt, Stmt::Become(_)),
                 conditional: cond,
-                open_loop: open_loop.cloned(),
-                mult,
+                open_loop: around.open_loop.clone(),
+                mult: around.mult,
+                continuing: around.continuing.clone(),
             }),
             Stmt::If { then, else_, .. } => {
-                walk(exits, &then.stmts, true, open_loop, mult, out);
+                walk(exits, &then.stmts, &inner(around), out);
                 if let Some(e) = else_ {
-                    walk(
-                        exits,
-                        std::slice::from_ref(e.as_ref()),
-                        true,
-                        open_loop,
-                        mult,
-                        out,
-                    );
+                    walk(exits, std::slice::from_ref(e.as_ref()), &inner(around), out);
                 }
             }
             Stmt::Loop {
@@ -145,19 +154,31 @@ fn walk<'a>(
                 trip_count,
                 body,
                 span,
-            } => match trip_count {
-                Some(n) => walk(exits, &body.stmts, true, open_loop, mult.saturating_mul(*n), out),
-                None => {
-                    let open = OpenLoop::new(*kind, header, span);
-                    walk(exits, &body.stmts, true, Some(&open), mult, out);
+            } => {
+                let mut ctx = inner(around);
+                match trip_count {
+                    Some(n) => ctx.mult = ctx.mult.saturating_mul(*n),
+                    None => ctx.open_loop = Some(OpenLoop::new(*kind, header, span)),
                 }
-            },
+                if *kind == ast::LoopKind::Continuing {
+                    ctx.continuing = Some(OpenLoop::new(*kind, header, span).at);
+                }
+                walk(exits, &body.stmts, &ctx, out);
+            }
             Stmt::Switch { clauses, .. } => {
                 for c in clauses {
-                    walk(exits, &c.stmts, true, open_loop, mult, out);
+                    walk(exits, &c.stmts, &inner(around), out);
                 }
             }
-            Stmt::Block(b) => walk(exits, &b.stmts, cond, open_loop, mult, out),
+            Stmt::Block(b) => walk(
+                exits,
+                &b.stmts,
+                &Around {
+                    conditional: cond,
+                    ..around.clone()
+                },
+                out,
+            ),
             Stmt::Other { .. } => {}
         }
         if matches!(stmt, Stmt::Become(_)) || contains_exit(exits, &stmt.span()) {
@@ -186,6 +207,19 @@ impl<'a> Checker<'a> {
                 // in; only spawns multiply.
                 if let (Some(open), false) = (&site.open_loop, site.is_become) {
                     self.open_loop_spawn(site.spawn, open);
+                }
+                if let (Some(at), true) = (&site.continuing, site.is_become) {
+                    let d = Diagnostic::error(
+                        DYN0401,
+                        "`become` in a `continuing` block",
+                        site.spawn.span.clone(),
+                        "`become` ends the invocation like a `return`",
+                    )
+                    .with_label(at.clone(), "WGSL allows no `return` in a `continuing` block")
+                    .with_hint(
+                        "`become` from the loop body instead, e.g. `if (done) { become s(p); }` before `continuing`",
+                    );
+                    self.error(d);
                 }
                 let target = match self.lookup(&site.spawn.target.name, |k| matches!(k, GlobalKind::Stage(_))) {
                     Some(GlobalKind::Stage(t)) => Some(t),
@@ -238,7 +272,7 @@ impl<'a> Checker<'a> {
         let (loop_label, help) = match open.kind {
             ast::LoopKind::For => (
                 "not a recognised constant counting loop",
-                "count with step 1 and compute the value from the counter (`for (var j = 0u; j < 4u; j++) { let k = 2u * j; ... }`), or use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children",
+                "if the bounds are constants, write the loop in the recognised form (compute other values from the counter); otherwise use a fan-out `spawn[n] stage(payload)` for a data-dependent number of children",
             ),
             ast::LoopKind::While => (
                 "a `while` loop has no constant trip count",
@@ -260,9 +294,8 @@ impl<'a> Checker<'a> {
             "dyngc cannot count how many times this `spawn` runs",
         )
         .with_label(open.at.clone(), loop_label)
-        .with_note(format!(
-            "a unit's children are counted at compile time (at most {MAX_SPAWNS_PER_UNIT}); only a `for` loop whose header is exactly `(var|let) i = A; i < B; i++` (or `i <= B`; step `i++`, `i += 1` or `i = i + 1`) with integer literals A and B has a recognised constant trip count"
-        ))
+        .with_note(format!("a unit's children are counted at compile time (at most {MAX_SPAWNS_PER_UNIT})"))
+        .with_note("the recognised constant loops: `for (var i = A; i < B; i++)` with integer literals A and B; also `let i`, `i: u32` or `i: i32`, `i <= B`, `i += 1`, `i = i + 1`")
         .with_hint(help);
         self.error(d);
     }
@@ -281,10 +314,7 @@ impl<'a> Checker<'a> {
                     p.clone(),
                     "this payload has nowhere to go",
                 )
-                .with_label(
-                    target.name.span.clone(),
-                    format!("`{name}` declared without a payload"),
-                )
+                .with_label(target.name.span.clone(), format!("`{name}` declared without a payload"))
                 .with_hint(format!("write `{verb} {name}()`"));
                 self.error(d);
             }
@@ -338,13 +368,8 @@ impl<'a> Checker<'a> {
                         s.span.clone(),
                         "fan-out children are told apart by their index",
                     )
-                    .with_label(
-                        target.name.span.clone(),
-                        format!("`{name}` has no `@index` parameter"),
-                    )
-                    .with_hint(format!(
-                        "add `@index j: u32` to `{name}`, or spawn it without `[n]`"
-                    ));
+                    .with_label(target.name.span.clone(), format!("`{name}` has no `@index` parameter"))
+                    .with_hint(format!("add `@index j: u32` to `{name}`, or spawn it without `[n]`"));
                     self.error(d);
                 }
                 EdgeKind::FanOut
@@ -359,9 +384,7 @@ impl<'a> Checker<'a> {
                         "no fan-out count given",
                     )
                     .with_label(ix.span.clone(), format!("`{name}` expects a fan-out index"))
-                    .with_hint(format!(
-                        "write `spawn[1] {name}(..)` or drop its `@index` parameter"
-                    ));
+                    .with_hint(format!("write `spawn[1] {name}(..)` or drop its `@index` parameter"));
                     self.error(d);
                 }
                 EdgeKind::Spawn

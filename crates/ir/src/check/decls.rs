@@ -152,9 +152,7 @@ impl<'a> Checker<'a> {
             "vec2" | "vec3" | "vec4" => {
                 let n = b[3] - b'0';
                 if te.args.len() != 1 {
-                    return unsupported(format!(
-                        "`{name}` takes one element type, as in `{name}<f32>`"
-                    ));
+                    return unsupported(format!("`{name}` takes one element type, as in `{name}<f32>`"));
                 }
                 let arg = &te.args[0];
                 match scalar(&arg.name.name) {
@@ -170,16 +168,16 @@ impl<'a> Checker<'a> {
                 && (b'2'..=b'4').contains(&b[3])
                 && b"iufh".contains(&b[4]) =>
             {
-                let s =
-                    match b[4] {
-                        b'u' => U32,
-                        b'i' => I32,
-                        b'f' => F32,
-                        _ => return unsupported(
-                            "`f16` vectors need a device feature dyngc does not require; use `f32`"
-                                .into(),
-                        ),
-                    };
+                let s = match b[4] {
+                    b'u' => U32,
+                    b'i' => I32,
+                    b'f' => F32,
+                    _ => {
+                        return unsupported(
+                            "`f16` vectors need a device feature dyngc does not require; use `f32`".into(),
+                        )
+                    }
+                };
                 if te.args.is_empty() {
                     Ok(Ty::Vector(b[3] - b'0', s))
                 } else {
@@ -187,21 +185,15 @@ impl<'a> Checker<'a> {
                 }
             }
             "atomic" => match te.args.as_slice() {
-                [arg]
-                    if arg.args.is_empty() && matches!(scalar(&arg.name.name), Some(U32 | I32)) =>
-                {
+                [arg] if arg.args.is_empty() && matches!(scalar(&arg.name.name), Some(U32 | I32)) => {
                     Ok(Ty::Atomic(scalar(&arg.name.name).unwrap_or(U32)))
                 }
                 _ => unsupported("only `atomic<u32>` and `atomic<i32>` exist".into()),
             },
             "bool" => unsupported("`bool` has no fixed memory layout; use `u32` (0 or 1)".into()),
-            "f16" => {
-                unsupported("`f16` needs a device feature dyngc does not require; use `f32`".into())
-            }
+            "f16" => unsupported("`f16` needs a device feature dyngc does not require; use `f32`".into()),
             "array" => Err(TyError::Array),
-            _ if super::names::is_builtin_type(name) => {
-                unsupported(format!("`{name}` is not supported here"))
-            }
+            _ if super::names::is_builtin_type(name) => unsupported(format!("`{name}` is not supported here")),
             _ => match self.lookup(name, |k| matches!(k, GlobalKind::Struct(_))) {
                 Some(GlobalKind::Struct(i)) => {
                     if te.args.is_empty() {
@@ -262,10 +254,7 @@ impl<'a> Checker<'a> {
                 if let Some(first) = seen.get(f.name.name.as_str()) {
                     let d = Diagnostic::error(
                         DYN0101,
-                        format!(
-                            "field `{}` is defined more than once in `{}`",
-                            f.name.name, s.name.name
-                        ),
+                        format!("field `{}` is defined more than once in `{}`", f.name.name, s.name.name),
                         f.name.span.clone(),
                         "redefined here",
                     )
@@ -458,9 +447,7 @@ impl<'a> Checker<'a> {
 
             // Element type.
             let (elem_te, len, is_array, ty_span) = match &r.ty {
-                ast::ResourceType::Array { elem, len, span } => {
-                    (elem, len.as_ref(), true, span.clone())
-                }
+                ast::ResourceType::Array { elem, len, span } => (elem, len.as_ref(), true, span.clone()),
                 ast::ResourceType::Single(te) => (te, None, false, te.span.clone()),
             };
             let elem = match self.resolve_ty(elem_te) {
@@ -531,10 +518,7 @@ impl<'a> Checker<'a> {
                     self.error(d);
                     None
                 }
-                (_, _, Some(l)) => Some(
-                    self.size_expr(l, SizeCtx::Length(i))
-                        .unwrap_or(SizeExpr::Int(0)),
-                ),
+                (_, _, Some(l)) => Some(self.size_expr(l, SizeCtx::Length(i)).unwrap_or(SizeExpr::Int(0))),
                 _ => None,
             };
 
@@ -553,21 +537,19 @@ impl<'a> Checker<'a> {
                         None
                     } else {
                         match elem {
-                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => {
-                                match literal_for(&lit.text, s) {
-                                    Ok(t) => Some(t),
-                                    Err(why) => {
-                                        let d = Diagnostic::error(
-                                            DYN0110,
-                                            format!("fill value does not fit `{}`", s.wgsl()),
-                                            lit.span.clone(),
-                                            why,
-                                        );
-                                        self.error(d);
-                                        None
-                                    }
+                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => match literal_for(&lit.text, s) {
+                                Ok(t) => Some(t),
+                                Err(why) => {
+                                    let d = Diagnostic::error(
+                                        DYN0110,
+                                        format!("fill value does not fit `{}`", s.wgsl()),
+                                        lit.span.clone(),
+                                        why,
+                                    );
+                                    self.error(d);
+                                    None
                                 }
-                            }
+                            },
                             Ty::Struct(_) => {
                                 let d = Diagnostic::error(
                                     DYN0110,
@@ -687,8 +669,7 @@ impl<'a> Checker<'a> {
                         None
                     }
                     None => {
-                        let hint =
-                            self.suggest(name, &[], |k| matches!(k, GlobalKind::Resource(_)));
+                        let hint = self.suggest(name, &[], |k| matches!(k, GlobalKind::Resource(_)));
                         let mut d = Diagnostic::error(
                             DYN0100,
                             format!("unknown resource `{name}`"),
@@ -713,10 +694,7 @@ impl<'a> Checker<'a> {
                                 DYN0106,
                                 format!("parameter `{name}` is not a `u32`"),
                                 id.span.clone(),
-                                format!(
-                                    "`{name}` is `{}`; sizes and counts are `u32`",
-                                    self.text(&p.ty.span)
-                                ),
+                                format!("`{name}` is `{}`; sizes and counts are `u32`", self.text(&p.ty.span)),
                             );
                             self.error(d);
                             return None;
@@ -740,12 +718,8 @@ impl<'a> Checker<'a> {
                             Some(k) => format!("`{name}` is {}, not a parameter", k.describe()),
                             None => "no parameter has this name".to_string(),
                         };
-                        let mut d = Diagnostic::error(
-                            DYN0100,
-                            format!("unknown parameter `{name}`"),
-                            id.span.clone(),
-                            label,
-                        );
+                        let mut d =
+                            Diagnostic::error(DYN0100, format!("unknown parameter `{name}`"), id.span.clone(), label);
                         if let Some(c) = hint {
                             d = d.with_hint(format!("did you mean `{c}`?"));
                         }
@@ -767,12 +741,7 @@ impl<'a> Checker<'a> {
             let list: Vec<String> = known.iter().map(|k| format!("`@{k}`")).collect();
             format!("{what} accept {}", list.join(", "))
         };
-        let mut d = Diagnostic::error(
-            DYN0104,
-            format!("unknown attribute `@{name}`"),
-            a.span.clone(),
-            label,
-        );
+        let mut d = Diagnostic::error(DYN0104, format!("unknown attribute `@{name}`"), a.span.clone(), label);
         if let Some(c) = closest(name, known.iter().copied()) {
             d = d.with_hint(format!("did you mean `@{c}`?"));
         }
@@ -848,11 +817,7 @@ impl<'a> Checker<'a> {
                     Err(why) => {
                         let d = Diagnostic::error(
                             DYN0107,
-                            format!(
-                                "default of `{}` does not match its type `{}`",
-                                p.name.name,
-                                s.wgsl()
-                            ),
+                            format!("default of `{}` does not match its type `{}`", p.name.name, s.wgsl()),
                             lit.span.clone(),
                             why,
                         );
@@ -978,10 +943,7 @@ impl<'a> Checker<'a> {
             if let Some(a) = keyed_attr {
                 let ok_payload = matches!(&payload, Some((_, Ty::Scalar(Scalar::U32))));
                 if !ok_payload {
-                    let span = s
-                        .payload
-                        .as_ref()
-                        .map_or(s.name.span.clone(), |p| p.ty.span.clone());
+                    let span = s.payload.as_ref().map_or(s.name.span.clone(), |p| p.ty.span.clone());
                     let d = Diagnostic::error(
                         DYN0202,
                         format!("keyed stage `{}` must take a `u32` key", s.name.name),
@@ -1019,20 +981,16 @@ impl<'a> Checker<'a> {
     pub(super) fn check_entry(&mut self, sigs: &[StageSig]) -> Option<Entry> {
         let entries = self.entries.clone();
         let Some(e) = entries.first().copied() else {
-            let d = Diagnostic::error(DYN0103, "no entry", 0..0, "this file declares no `entry`")
-                .with_hint("add `entry STAGE(COUNT);` naming the stage that starts the graph and how many units it starts");
+            let d = Diagnostic::error(DYN0103, "no entry", 0..0, "this file declares no `entry`").with_hint(
+                "add `entry STAGE(COUNT);` naming the stage that starts the graph and how many units it starts",
+            );
             self.error(d);
             return None;
         };
         for extra in &entries[1..] {
-            let d = Diagnostic::error(
-                DYN0103,
-                "more than one entry",
-                extra.span.clone(),
-                "second entry",
-            )
-            .with_label(e.span.clone(), "first entry here")
-            .with_note("a `.dyn` file is one graph with one entry");
+            let d = Diagnostic::error(DYN0103, "more than one entry", extra.span.clone(), "second entry")
+                .with_label(e.span.clone(), "first entry here")
+                .with_note("a `.dyn` file is one graph with one entry");
             self.error(d);
         }
         let stage = match self.lookup(&e.stage.name, |k| matches!(k, GlobalKind::Stage(_))) {
@@ -1113,11 +1071,7 @@ impl<'a> Checker<'a> {
                     self.error(d);
                 }
                 _ => {
-                    let known: &[&str] = if e.until.is_some() {
-                        &["max_rounds"]
-                    } else {
-                        &[]
-                    };
+                    let known: &[&str] = if e.until.is_some() { &["max_rounds"] } else { &[] };
                     self.unknown_attr(a, "entries", known);
                 }
             }
@@ -1151,12 +1105,7 @@ impl<'a> Checker<'a> {
             None => "no stage has this name".to_string(),
         };
         let hint = self.suggest(name, &[], |k| matches!(k, GlobalKind::Stage(_)));
-        let mut d = Diagnostic::error(
-            DYN0100,
-            format!("unknown stage `{name}`"),
-            id.span.clone(),
-            label,
-        );
+        let mut d = Diagnostic::error(DYN0100, format!("unknown stage `{name}`"), id.span.clone(), label);
         if let Some(c) = hint {
             d = d.with_hint(format!("did you mean `{c}`?"));
         }
@@ -1181,9 +1130,7 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
             if neg && v != 0 {
                 Err(format!("`{t}` is negative; `u32` has no negative values"))
             } else if v > u32::MAX as u128 {
-                Err(format!(
-                    "`{t}` is larger than the largest `u32`, 4294967295"
-                ))
+                Err(format!("`{t}` is larger than the largest `u32`, 4294967295"))
             } else {
                 Ok(format!("{v}u"))
             }
@@ -1207,9 +1154,7 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
                 with_article(ty.wgsl())
             ))
         }
-        (_, Num::Float(_, Some('h'))) => {
-            Err(format!("`{t}` is an `f16` literal, not {}", with_article(ty.wgsl())))
-        }
+        (_, Num::Float(_, Some('h'))) => Err(format!("`{t}` is an `f16` literal, not {}", with_article(ty.wgsl()))),
         (_, Num::Float(..)) => Err(format!("`{t}` is a float, not {}", with_article(ty.wgsl()))),
     }
 }
@@ -1243,9 +1188,7 @@ fn parse_number(s: &str) -> Option<Num> {
         if digits.is_empty() {
             return None;
         }
-        return u128::from_str_radix(digits, 16)
-            .ok()
-            .map(|v| Num::Int(v, suffix));
+        return u128::from_str_radix(digits, 16).ok().map(|v| Num::Int(v, suffix));
     }
     if digits.contains(['.', 'e', 'E']) || digits.ends_with(['f', 'h']) {
         let (digits, suffix) = split_suffix(digits, &['f', 'h']);

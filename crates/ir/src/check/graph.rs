@@ -21,10 +21,7 @@ pub(super) struct GraphInfo {
 
 /// Component of every node and the components' members, in petgraph's Kosaraju order (reverse
 /// topological: a component comes after every component it has edges into).
-pub(super) fn components(
-    n: usize,
-    edges: impl Iterator<Item = (usize, usize)>,
-) -> (Vec<usize>, Vec<Vec<usize>>) {
+pub(super) fn components(n: usize, edges: impl Iterator<Item = (usize, usize)>) -> (Vec<usize>, Vec<Vec<usize>>) {
     let mut g = DiGraph::<(), ()>::with_capacity(n, 0);
     for _ in 0..n {
         g.add_node(());
@@ -55,27 +52,17 @@ type WeightedEdge = (usize, usize, u64);
 /// A cycle made of the edges `ks` (all among `members`) that contains at least one `must`
 /// edge, as edge indices in order, starting with the first such `must` edge of `ks`. Works on
 /// the subgraph alone, so checking every component costs linear time overall.
-fn find_cycle(
-    members: &[usize],
-    ks: &[usize],
-    edges: &[Edge],
-    must: &dyn Fn(usize) -> bool,
-) -> Option<Vec<usize>> {
+fn find_cycle(members: &[usize], ks: &[usize], edges: &[Edge], must: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
     let local: HashMap<usize, usize> = members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
     let ends = |k: usize| Some((*local.get(&edges[k].from)?, *local.get(&edges[k].to)?));
-    let ks: Vec<(usize, usize, usize)> = ks
-        .iter()
-        .filter_map(|&k| ends(k).map(|(a, b)| (k, a, b)))
-        .collect();
+    let ks: Vec<(usize, usize, usize)> = ks.iter().filter_map(|&k| ends(k).map(|(a, b)| (k, a, b))).collect();
     let n = members.len();
     let (comp, _) = components(n, ks.iter().map(|&(_, a, b)| (a, b)));
     let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
     for &(k, a, b) in &ks {
         adj[a].push((k, b));
     }
-    let &(start, from, to) = ks
-        .iter()
-        .find(|&&(k, a, b)| must(k) && comp[a] == comp[b])?;
+    let &(start, from, to) = ks.iter().find(|&&(k, a, b)| must(k) && comp[a] == comp[b])?;
     if from == to {
         return Some(vec![start]);
     }
@@ -112,11 +99,7 @@ fn find_cycle(
 /// Longest path over the components of a graph (nodes `0..n`): each component costs
 /// `cost(members, edges inside it)`, edges between components add their weight, edges inside
 /// a component add nothing.
-fn longest(
-    n: usize,
-    edges: &[(usize, usize, u64)],
-    cost: &mut dyn FnMut(&[usize], &[WeightedEdge]) -> u64,
-) -> u64 {
+fn longest(n: usize, edges: &[(usize, usize, u64)], cost: &mut dyn FnMut(&[usize], &[WeightedEdge]) -> u64) -> u64 {
     let (comp, comps) = components(n, edges.iter().map(|&(a, b, _)| (a, b)));
     let mut out: Vec<Vec<(usize, u64)>> = vec![Vec::new(); comps.len()];
     let mut inner: Vec<Vec<(usize, usize, u64)>> = vec![Vec::new(); comps.len()];
@@ -154,13 +137,7 @@ impl<'a> Checker<'a> {
     }
 
     /// naga-style rendering of a cycle: the first site primary, every other one secondary.
-    fn cycle_diagnostic(
-        &self,
-        code: &'static str,
-        message: String,
-        cycle: &[usize],
-        edges: &[Edge],
-    ) -> Diagnostic {
+    fn cycle_diagnostic(&self, code: &'static str, message: String, cycle: &[usize], edges: &[Edge]) -> Diagnostic {
         let first = &edges[cycle[0]];
         let (a, b) = (self.stage_name(first.from), self.stage_name(first.to));
         let label = if cycle.len() == 1 {
@@ -179,20 +156,12 @@ impl<'a> Checker<'a> {
             };
             d = d.with_label(e.span.clone(), label);
         }
-        let mut path: Vec<&str> = cycle
-            .iter()
-            .map(|&k| self.stage_name(edges[k].from))
-            .collect();
+        let mut path: Vec<&str> = cycle.iter().map(|&k| self.stage_name(edges[k].from)).collect();
         path.push(a);
         d.with_note(format!("cycle: {}", path.join(" -> ")))
     }
 
-    pub(super) fn check_graph(
-        &mut self,
-        sigs: &[StageSig],
-        bodies: &Bodies,
-        entry: Option<&Entry>,
-    ) -> GraphInfo {
+    pub(super) fn check_graph(&mut self, sigs: &[StageSig], bodies: &Bodies, entry: Option<&Entry>) -> GraphInfo {
         let n = self.stages.len();
         let edges = &bodies.edges;
         let (scc, comps) = components(n, edges.iter().map(|e| (e.from, e.to)));
@@ -282,11 +251,7 @@ impl<'a> Checker<'a> {
                         .with_hint(format!("use at most `@max_depth({MAX_DEPTH_LIMIT})`, or turn the recursion into a worklist through a `@keyed` stage"));
                         self.error(d);
                     }
-                    let avoiding: Vec<usize> = eprime
-                        .iter()
-                        .copied()
-                        .filter(|&k| edges[k].to != a)
-                        .collect();
+                    let avoiding: Vec<usize> = eprime.iter().copied().filter(|&k| edges[k].to != a).collect();
                     if let Some(cycle) = find_cycle(members, &avoiding, edges, &is_spawn) {
                         ok = false;
                         let name = self.stage_name(a);
@@ -304,8 +269,7 @@ impl<'a> Checker<'a> {
                     }
                 }
                 [first, rest @ ..] => {
-                    let span_of =
-                        |m: usize| sigs[m].max_depth.as_ref().map_or(0..0, |(_, s)| s.clone());
+                    let span_of = |m: usize| sigs[m].max_depth.as_ref().map_or(0..0, |(_, s)| s.clone());
                     let mut d = Diagnostic::error(
                         DYN0303,
                         "more than one `@max_depth` in one recursive component",
@@ -317,13 +281,12 @@ impl<'a> Checker<'a> {
                         format!("first bound, on `{}`", self.stage_name(*first)),
                     );
                     for &m in &rest[1..] {
-                        d = d.with_label(
-                            span_of(m),
-                            format!("another bound, on `{}`", self.stage_name(m)),
-                        );
+                        d = d.with_label(span_of(m), format!("another bound, on `{}`", self.stage_name(m)));
                     }
                     let d = d
-                        .with_note("the recursion counter increments on edges into the one stage that carries the bound")
+                        .with_note(
+                            "the recursion counter increments on edges into the one stage that carries the bound",
+                        )
                         .with_hint("keep `@max_depth` on a single stage of the cycle");
                     self.error(d);
                 }
@@ -387,10 +350,7 @@ impl<'a> Checker<'a> {
                         DYN0302,
                         format!("stage `{}` is never run", st.name.name),
                         st.name.span.clone(),
-                        format!(
-                            "not reachable from the entry stage `{}`",
-                            self.stage_name(entry.stage)
-                        ),
+                        format!("not reachable from the entry stage `{}`", self.stage_name(entry.stage)),
                     )
                     .with_hint("spawn it from a reachable stage, or remove it");
                     self.diags.push(d);
@@ -412,8 +372,7 @@ impl<'a> Checker<'a> {
             let Some((anchor, depth)) = members.iter().find_map(|&m| recursion[m]) else {
                 return 0; // an error was reported
             };
-            let local: HashMap<usize, usize> =
-                members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
+            let local: HashMap<usize, usize> = members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
             let dag: Vec<(usize, usize, u64)> = inner
                 .iter()
                 .filter(|&&(_, b, _)| b != anchor)

@@ -59,13 +59,11 @@ pub(super) fn tokens(src: &str, span: &Span) -> Vec<Token> {
                 i += 1;
             }
             Kind::Ident
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
-        {
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
             i += 1;
             while i < b.len() {
                 let d = b[i];
-                let exponent_sign =
-                    (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                let exponent_sign = (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
                 if !(d.is_ascii_alphanumeric() || d == b'_' || d == b'.' || exponent_sign) {
                     break;
                 }
@@ -97,9 +95,7 @@ pub(super) fn idents<'s>(src: &'s str, span: &Span) -> Vec<(&'s str, Span)> {
 pub(super) fn calls<'s>(src: &'s str, span: &Span) -> Vec<(&'s str, Span)> {
     let toks = tokens(src, span);
     toks.windows(2)
-        .filter(|w| {
-            w[0].kind == Kind::Ident && w[1].kind == Kind::Punct && &src[w[1].span.clone()] == "("
-        })
+        .filter(|w| w[0].kind == Kind::Ident && w[1].kind == Kind::Punct && &src[w[1].span.clone()] == "(")
         .map(|w| (&src[w[0].span.clone()], w[0].span.clone()))
         .collect()
 }
@@ -116,15 +112,9 @@ mod tests {
     #[test]
     fn skips_comments_and_numbers() {
         let src = "a /* b /* c */ d */ e // f\n 1e-3f g(0x1Fu) h (";
-        let names: Vec<_> = idents(src, &(0..src.len()))
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
+        let names: Vec<_> = idents(src, &(0..src.len())).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["a", "e", "g", "h"]);
-        let calls: Vec<_> = calls(src, &(0..src.len()))
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
+        let calls: Vec<_> = calls(src, &(0..src.len())).into_iter().map(|(n, _)| n).collect();
         assert_eq!(calls, ["g", "h"]);
         assert!(idents(src, &(5..1000)).is_empty());
     }

@@ -36,11 +36,7 @@ pub(super) fn is_builtin_type(name: &str) -> bool {
     }
     let b = name.as_bytes();
     // vec2i, vec3f, vec4h, vec2u
-    if b.len() == 5
-        && name.starts_with("vec")
-        && (b'2'..=b'4').contains(&b[3])
-        && b"iufh".contains(&b[4])
-    {
+    if b.len() == 5 && name.starts_with("vec") && (b'2'..=b'4').contains(&b[3]) && b"iufh".contains(&b[4]) {
         return true;
     }
     // mat2x3, mat4x4f, mat3x2h
@@ -94,10 +90,7 @@ pub(super) fn with_article(name: &str) -> String {
 }
 
 /// The candidate closest to `name`, if one is close enough to be a plausible typo.
-pub(super) fn closest<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub(super) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
     let mut best: Option<(usize, &'a str)> = None;
     for c in candidates {

@@ -155,10 +155,7 @@ fn diags(src: &str) -> Vec<Diagnostic> {
     let c = run(src);
     let starts: Vec<usize> = c.diagnostics.iter().map(|d| d.primary.span.start).collect();
     assert!(starts.windows(2).all(|w| w[0] <= w[1]), "unsorted");
-    assert_eq!(
-        c.program.is_some(),
-        !c.diagnostics.iter().any(Diagnostic::is_error)
-    );
+    assert_eq!(c.program.is_some(), !c.diagnostics.iter().any(Diagnostic::is_error));
     c.diagnostics
 }
 
@@ -168,10 +165,7 @@ fn one<'d>(src: &str, ds: &'d [Diagnostic], code: &str) -> (&'d Diagnostic, Stri
     let found: Vec<&Diagnostic> = ds.iter().filter(|d| d.code == code).collect();
     assert_eq!(found.len(), 1, "expected one {code}:\n{}", show(src, ds));
     let d = found[0];
-    (
-        d,
-        src.get(d.primary.span.clone()).unwrap_or("?").to_string(),
-    )
+    (d, src.get(d.primary.span.clone()).unwrap_or("?").to_string())
 }
 
 #[track_caller]
@@ -204,10 +198,7 @@ fn dyn0100_unknown_names() {
     let src = BASE.replace("entry root(len(n))", "entry root(n)");
     let ds = diags(&src);
     let (d, _) = one(&src, &ds, "DYN0100");
-    assert_eq!(
-        d.hint.as_deref(),
-        Some("for its element count write `len(n)`")
-    );
+    assert_eq!(d.hint.as_deref(), Some("for its element count write `len(n)`"));
 
     let src = BASE.replace("stage leaf(x: Node)", "stage leaf(x: Nod)");
     let ds = diags(&src);
@@ -238,14 +229,16 @@ fn dyn0101_duplicates() {
 
     let src = BASE.replace("depth: u32 }", "depth: u32, id: u32 }");
     assert_eq!(codes(&src), ["DYN0101"]);
+
+    // Uses of a duplicate name resolve to the definition of the kind they need: only the
+    // duplicate is reported, not "`root` is a function, not a stage".
+    let src = format!("fn root() -> u32 {{ return 0u; }}\nfn leaf() {{}}\n{BASE}");
+    assert_eq!(codes(&src), ["DYN0101", "DYN0101"]);
 }
 
 #[test]
 fn dyn0102_reserved() {
-    let src = BASE.replace(
-        "stage leaf(x: Node) {",
-        "stage leaf(x: Node) { let dyn_tmp = 1u;",
-    );
+    let src = BASE.replace("stage leaf(x: Node) {", "stage leaf(x: Node) { let dyn_tmp = 1u;");
     let ds = diags(&src);
     assert_eq!(one(&src, &ds, "DYN0102").1, "dyn_tmp");
     let src = format!("{BASE}\nparam enum: u32;\n");
@@ -287,6 +280,9 @@ fn dyn0104_attributes() {
     assert_eq!(codes(&src), ["DYN0104"]);
     let src = BASE.replace("stage leaf", "@max_depth(4) @max_depth(4) stage leaf");
     assert!(codes(&src).contains(&"DYN0104"));
+    // A malformed argument is reported alone: its partner is there.
+    let src = format!("{BASE}\n@group(0) @binding(4294967296) buffer a: u32;\n@group(g) @binding(5) buffer b: u32;\n");
+    assert_eq!(codes(&src), ["DYN0104", "DYN0104"]);
 }
 
 #[test]
@@ -341,12 +337,15 @@ fn dyn0107_params() {
     assert_eq!(codes(&src), ["DYN0107"]);
     let src = format!("{BASE}\nparam p: i32 = 2147483648;\n");
     assert_eq!(codes(&src), ["DYN0107"]);
-    let p = clean(&format!("{BASE}\nparam a: f32 = 2;\nparam b: i32 = -3;\nparam c: u32 = 0x10u;\nparam d: f32 = 1e3f;\n"));
-    let defaults: Vec<_> = p
-        .params
-        .iter()
-        .map(|p| p.default.clone().unwrap())
-        .collect();
+    let src = format!("{BASE}\nparam p: i32 = 1.5;\n");
+    assert_eq!(
+        one(&src, &diags(&src), "DYN0107").0.primary.message,
+        "`1.5` is a float, not an `i32`"
+    );
+    let p = clean(&format!(
+        "{BASE}\nparam a: f32 = 2;\nparam b: i32 = -3;\nparam c: u32 = 0x10u;\nparam d: f32 = 1e3f;\n"
+    ));
+    let defaults: Vec<_> = p.params.iter().map(|p| p.default.clone().unwrap()).collect();
     assert_eq!(defaults, ["2.0f", "-3i", "16u", "1000.0f"]);
 }
 
@@ -361,13 +360,15 @@ fn dyn0108_payloads() {
     assert!(codes(&src).contains(&"DYN0108"));
     let src = BASE.replace("@index i: u32", "@index i: i32");
     assert!(codes(&src).contains(&"DYN0108"));
+    let src = BASE.replace("stage leaf(x: Node)", "stage leaf(x: array<u32>)");
+    let ds = diags(&src);
+    let (d, _) = one(&src, &ds, "DYN0108");
+    assert_eq!(d.primary.message, "a payload cannot be an array");
 }
 
 #[test]
 fn dyn0109_bindings() {
-    let src = format!(
-        "{BASE}\n@group(0) @binding(3) buffer a: u32;\n@group(0) @binding(3) buffer b: u32;\n"
-    );
+    let src = format!("{BASE}\n@group(0) @binding(3) buffer a: u32;\n@group(0) @binding(3) buffer b: u32;\n");
     let ds = diags(&src);
     let (d, text) = one(&src, &ds, "DYN0109");
     assert_eq!(text, "@group(0) @binding(3)");
@@ -395,7 +396,9 @@ fn dyn0110_fills() {
     assert_eq!(codes(&src), ["DYN0110"]);
     let src = format!("{BASE}\nbuffer a: atomic<u32> = 4294967296;\n");
     assert_eq!(codes(&src), ["DYN0110"]);
-    let p = clean(&format!("{BASE}\nbuffer a: array<f32, 4> = 1;\nbuffer b: atomic<i32> = -7;\nbuffer c: vec3f = 0.5;\n"));
+    let p = clean(&format!(
+        "{BASE}\nbuffer a: array<f32, 4> = 1;\nbuffer b: atomic<i32> = -7;\nbuffer c: vec3f = 0.5;\n"
+    ));
     let fills: Vec<_> = p.resources.iter().filter_map(|r| r.fill.clone()).collect();
     assert_eq!(fills, ["1.0f", "-7i", "0.5f"]);
 }
@@ -406,10 +409,7 @@ fn dyn0200_payload_presence() {
     assert_eq!(one(&src, &diags(&src), "DYN0200").1, "spawn leaf();");
     let src = format!(
         "{}\nstage bare() {{ }}\n",
-        BASE.replace(
-            "spawn leaf(Node(i, 0u));",
-            "spawn leaf(Node(i, 0u)); spawn bare(i);"
-        )
+        BASE.replace("spawn leaf(Node(i, 0u));", "spawn leaf(Node(i, 0u)); spawn bare(i);")
     );
     assert_eq!(one(&src, &diags(&src), "DYN0200").1, "i");
 }
@@ -495,10 +495,7 @@ fn dyn0203_open_loops() {
         "for (var k = 0u; k < n[i]; k++) { spawn leaf(Node(i, k)); }",
     );
     assert_eq!(codes(&src), ["DYN0203"]);
-    let src = BASE.replace(
-        "spawn leaf(Node(i, 0u));",
-        "loop { spawn leaf(Node(i, 0u)); break; }",
-    );
+    let src = BASE.replace("spawn leaf(Node(i, 0u));", "loop { spawn leaf(Node(i, 0u)); break; }");
     assert_eq!(codes(&src), ["DYN0203"]);
     // A constant loop is counted instead.
     let p = clean(&BASE.replace(
@@ -507,6 +504,39 @@ fn dyn0203_open_loops() {
     ));
     assert_eq!(p.stages[0].max_spawns, 4);
     assert!(p.edges[0].conditional);
+    // `loop` and `continuing` have no header: the keyword is labelled.
+    let src = BASE.replace(
+        "spawn leaf(Node(i, 0u));",
+        "var k = 0u; loop { if (k > 2u) { break; } continuing { spawn leaf(Node(i, k)); k++; } }",
+    );
+    let ds = diags(&src);
+    let (d, _) = one(&src, &ds, "DYN0203");
+    assert_eq!(src.get(d.secondary[0].span.clone()), Some("continuing"));
+    let src = BASE.replace("spawn leaf(Node(i, 0u));", "loop { spawn leaf(Node(i, 0u)); break; }");
+    let ds = diags(&src);
+    let (d, _) = one(&src, &ds, "DYN0203");
+    assert_eq!(src.get(d.secondary[0].span.clone()), Some("loop"));
+    // Step 2 is not recognised; the message says so rather than "data-dependent".
+    let src = BASE.replace(
+        "spawn leaf(Node(i, 0u));",
+        "for (var k = 0u; k < 8u; k += 2u) { spawn leaf(Node(i, k)); }",
+    );
+    let ds = diags(&src);
+    let (d, _) = one(&src, &ds, "DYN0203");
+    assert!(d.message.contains("recognised"));
+    // A `become` runs at most once, in any loop.
+    let p = clean(&BASE.replace(
+        "spawn leaf(Node(i, 0u));",
+        "for (var k = 0u; k < n[i]; k++) { if (k == 3u) { become leaf(Node(i, k)); } }",
+    ));
+    assert!(p.stages[0].becomes);
+    assert_eq!(p.stages[0].max_spawns, 0);
+    // ...but not in a `continuing` block, where WGSL allows no `return`.
+    let src = BASE.replace(
+        "spawn leaf(Node(i, 0u));",
+        "var k = 0u; loop { if (k > 2u) { break; } continuing { k++; become leaf(Node(i, k)); } }",
+    );
+    assert_eq!(codes(&src), ["DYN0401"]);
 }
 
 #[test]
@@ -525,6 +555,11 @@ fn dyn0205_entry_stage() {
     let src = BASE.replace("entry root", "entry leaf");
     let c = codes(&src);
     assert_eq!(c.iter().filter(|c| **c == "DYN0205").count(), 2, "{c:?}");
+    // A keyed entry is DYN0202 alone (DYN0205's advice would contradict `@keyed`).
+    let src = BASE
+        .replace("stage leaf(x: Node)", "@keyed(len(n)) stage leaf(x: u32)")
+        .replace("entry root", "entry leaf");
+    assert_eq!(codes(&src), ["DYN0302", "DYN0202"]); // `root` is not run
 }
 
 #[test]
@@ -570,10 +605,7 @@ fn dyn0300_undeclared_cycle() {
     assert_eq!(text, "spawn b(x - 1u);");
     assert_eq!(d.primary.message, "`a` spawns `b` here");
     assert_eq!(d.secondary.len(), 1);
-    assert_eq!(
-        d.secondary[0].message,
-        "...which spawns `a` again, closing the cycle"
-    );
+    assert_eq!(d.secondary[0].message, "...which spawns `a` again, closing the cycle");
     assert_eq!(d.notes[0], "cycle: a -> b -> a");
     assert!(d.hint.as_deref().unwrap().contains("@max_depth"));
     // Declared: fine, and the bound shapes the depth.
@@ -585,10 +617,10 @@ fn dyn0300_undeclared_cycle() {
     let src = CYCLE.replace("spawn b(x - 1u);", "spawn a(x - 1u);");
     let ds = diags(&src);
     let (d, _) = one(&src, &ds, "DYN0300");
-    assert_eq!(
-        d.primary.message,
-        "`a` spawns itself here, closing the cycle"
-    );
+    assert_eq!(d.primary.message, "`a` spawns itself here, closing the cycle");
+    // A bound written but malformed: its error suffices, no "add `@max_depth`".
+    let src = CYCLE.replace("stage a", "@max_depth(x) stage a");
+    assert_eq!(codes(&src), ["DYN0104"]);
 }
 
 #[test]
@@ -607,11 +639,7 @@ fn dyn0300_bound_avoided() {
     let ds = diags(&src);
     let (d, text) = one(&src, &ds, "DYN0300");
     assert_eq!(text, "spawn c(x - 1u);");
-    assert!(
-        d.notes.iter().any(|n| n.contains("avoids `b`")),
-        "{}",
-        show(&src, &ds)
-    );
+    assert!(d.notes.iter().any(|n| n.contains("avoids `b`")), "{}", show(&src, &ds));
 }
 
 #[test]
@@ -628,10 +656,7 @@ entry root(len(n));
     assert_eq!(text, "become pong(x + 1u);");
     assert_eq!(d.primary.message, "`ping` becomes `pong` here");
     assert_eq!(d.notes[0], "cycle: ping -> pong -> ping");
-    let p = clean(&src.replace(
-        "become pong(x + 1u);",
-        "if (x < 10u) { become pong(x + 1u); }",
-    ));
+    let p = clean(&src.replace("become pong(x + 1u);", "if (x < 10u) { become pong(x + 1u); }"));
     assert_eq!(p.max_spawn_depth, 1);
     assert!(p.stages.iter().all(|s| s.recursion.is_none()));
 }
@@ -690,6 +715,60 @@ fn dyn0400_wgsl_syntax() {
     let (d, text) = one(&src, &ds, "DYN0400");
     assert_eq!(text, ";");
     assert!(!d.message.is_empty());
+}
+
+#[test]
+fn naga_errors_per_stage() {
+    // Every stage reports its first error, not only the first stage of the file.
+    let src = BASE
+        .replace("spawn leaf(Node(i, 0u));", "spawn leaf(Node(i, 0u)); let a: u32 = 1.5;")
+        .replace(
+            "atomicAdd(&sums[x.id], 1u);",
+            "atomicAdd(&sums[x.id], 1u); if (x.id) {}",
+        );
+    let ds = diags(&src);
+    let found: Vec<&str> = ds
+        .iter()
+        .map(|d| src.get(d.primary.span.clone()).unwrap_or("?"))
+        .collect();
+    assert_eq!(ds.len(), 2, "{}", show(&src, &ds));
+    assert!(found[1].contains("x.id"), "{}", show(&src, &ds));
+    // An error in a helper is reported once, not once per stage.
+    let src = format!("{BASE}\nfn f(x: u32) -> u32 {{ return x + 1.5; }}\n");
+    assert_eq!(diags(&src).len(), 1);
+}
+
+#[test]
+fn naga_errors_point_at_what_was_written() {
+    // A payload held in a `let`: the spawn's payload, not the `let`.
+    let src = BASE.replace("spawn leaf(Node(i, 0u));", "let p = vec2<u32>(i, 0u); spawn leaf(p);");
+    let ds = diags(&src);
+    let (d, text) = one(&src, &ds, "DYN0200");
+    assert_eq!(text, "p");
+    assert_eq!(src.get(d.secondary[0].span.clone()), Some("vec2<u32>(i, 0u)"));
+    // An `if` on a non-bool argument: the condition.
+    let src = BASE.replace(
+        "atomicAdd(&sums[x.id], 1u);",
+        "if (x.depth) { atomicAdd(&sums[x.id], 1u); }",
+    );
+    assert_eq!(one(&src, &diags(&src), "DYN0401").1, "x.depth");
+    let src = BASE.replace("stage leaf(x: Node) {", "stage leaf(x: Node) { let y = x.id; if y {}");
+    assert_eq!(one(&src, &diags(&src), "DYN0401").1, "y");
+    // A store into an input.
+    let src = BASE.replace("spawn leaf(Node(i, 0u));", "n[i] = 0u;");
+    let ds = diags(&src);
+    let (d, text) = one(&src, &ds, "DYN0401");
+    assert_eq!(text, "n[i]");
+    assert_eq!(d.message, "`n` is an `input` and read-only");
+    // A non-bool `until` block: the returned expression, with the block's rule.
+    let src = BASE.replace(
+        "entry root(len(n));",
+        "buffer flag: atomic<u32>;\n@max_rounds(4) entry loop root(len(n)) until { return atomicLoad(&flag); }",
+    );
+    let ds = diags(&src);
+    let (d, text) = one(&src, &ds, "DYN0401");
+    assert_eq!(text, "atomicLoad(&flag)");
+    assert_eq!(d.message, "the `until` block must return a `bool`");
 }
 
 #[test]

@@ -120,9 +120,7 @@ fn size(r: &mut Rng, e: &mut SizeExpr, len: usize) {
             span(r, s, len);
         }
         SizeExpr::Param(id) => span(r, &mut id.span, len),
-        SizeExpr::Binary {
-            lhs, rhs, span: s, ..
-        } => {
+        SizeExpr::Binary { lhs, rhs, span: s, .. } => {
             size(r, lhs, len);
             size(r, rhs, len);
             span(r, s, len);
@@ -235,13 +233,7 @@ fn bad_spans_reach_no_copy() {
 fn never_panics_on_recovered_trees() {
     // Whatever the parser recovers from damaged text goes through the checker too.
     let mut r = Rng(0x2545_F491_4F6C_DD1D);
-    for src in [
-        super::TRIANGLE,
-        super::COLLATZ,
-        super::TREE,
-        super::BFS,
-        super::CYCLE,
-    ] {
+    for src in [super::TRIANGLE, super::COLLATZ, super::TREE, super::BFS, super::CYCLE] {
         for _ in 0..200 {
             let mut bytes = src.as_bytes().to_vec();
             for _ in 0..1 + r.below(4) {
@@ -293,10 +285,7 @@ fn long_chains_do_not_recurse() {
 
     let mut src = String::from("input x: array<u32>;\nfn g0(v: u32) -> u32 { return v; }\n");
     for i in 1..n {
-        src.push_str(&format!(
-            "fn g{i}(v: u32) -> u32 {{ return g{}(v) + 1u; }}\n",
-            i - 1
-        ));
+        src.push_str(&format!("fn g{i}(v: u32) -> u32 {{ return g{}(v) + 1u; }}\n", i - 1));
     }
     src.push_str(&format!(
         "stage s0(@index i: u32) {{ let y = g{}(i); }}\nentry s0(len(x));\n",
