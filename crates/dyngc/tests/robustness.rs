@@ -235,8 +235,7 @@ fn deep_inputs() -> Vec<(String, String)> {
 
 /// The 10 MB inputs, each of many short lines: the examples repeated (every declaration a
 /// duplicate: ~128,000 checker errors, of which 100 are reported) and one stage body of 600,000
-/// statements (validated by naga). Plus 2 MB of token soup, a syntax error at every other token
-/// (the parser's error recovery costs ~0.7 s per MB in a debug build).
+/// statements (validated by naga), and a token soup (a syntax error at every other token).
 fn big_inputs() -> Vec<(String, String)> {
     const MB: usize = 1024 * 1024;
     let fill = |unit: &str, size: usize| unit.repeat(size / unit.len() + 1);
@@ -250,7 +249,7 @@ fn big_inputs() -> Vec<(String, String)> {
                 fill("let a = 1u + 2u;\n", 10 * MB)
             ),
         ),
-        ("token_soup".into(), fill("stage ; , @ -> < > param = :\n", 2 * MB)),
+        ("token_soup".into(), fill("stage ; , @ -> < > param = :\n", 10 * MB)),
     ]
 }
 
@@ -352,6 +351,48 @@ fn ten_megabyte_files() {
     let run = cli_check(&dir, "too_large", " \n".repeat(9 * 1024 * 1024).as_bytes(), BIG_TIMEOUT);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("file too large"), "{}", run.stderr);
+}
+
+/// Files made of one error repeated, 2 MB each (found while fuzzing for this file: each used to
+/// cost gigabytes and tens of seconds, as the lexer and the parser kept every error until the end
+/// only to report the first 100). The lexer and the parser now stop counting at 1,000.
+#[test]
+fn error_floods() {
+    const SIZE: usize = 2 * 1024 * 1024;
+    let dir = tmp("floods");
+    for (name, prefix, unit, suffix) in [
+        ("semicolons", "", ";", ""),
+        ("stray_closers", "", "};", ""),
+        ("mismatched_delimiters", "", "[(]", ""),
+        ("invalid_characters", "", "$ ", ""),
+        ("stage_parameters", "stage s(", "1,", ") {}"),
+        (
+            "spawn_in_expression",
+            "stage s(@index i: u32) { x = (",
+            "spawn ",
+            "); }",
+        ),
+        ("struct_semicolons", "struct S {", "a: u32;", "}"),
+        ("struct_field_attributes", "struct S {", "@a x: u32,", "}"),
+        ("stage_parameter_attributes", "stage s(", "@a ", "x: u32) {}"),
+        ("items", "", "stage ; , @ -> < > param = :\n", ""),
+    ] {
+        let text = format!("{prefix}{}{suffix}", unit.repeat(SIZE / unit.len()));
+        let run = cli_check(&dir, name, text.as_bytes(), CLI_TIMEOUT);
+        assert_eq!(run.code, Some(1), "{name}");
+        let started = Instant::now();
+        let parsed = dyngc_syntax::parse(&text);
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{name}: parse took {:?}",
+            started.elapsed()
+        );
+        let n = parsed.diagnostics.len();
+        assert!(
+            (2..=dyngc_syntax::limits::MAX_DIAGNOSTICS + 1).contains(&n),
+            "{name}: {n} diagnostics"
+        );
+    }
 }
 
 #[test]

@@ -67,13 +67,11 @@ pub enum Error {
     #[error("invalid run option: {0}")]
     Option(String),
 
-    #[error(
-        "the run did not finish within {:.1} s ({submissions} submission{}, {launches} launches recorded)",
-        .elapsed.as_secs_f64(),
-        if *.submissions == 1 { "" } else { "s" }
-    )]
+    /// The run hit the wall-clock `limit` (`None`: the limit on submissions) before finishing.
+    #[error("{}", timeout_message(.elapsed, .limit, *.submissions, *.launches))]
     Timeout {
         elapsed: Duration,
+        limit: Option<Duration>,
         submissions: u64,
         launches: u64,
     },
@@ -97,6 +95,20 @@ impl Error {
                 | Error::ArenaTooLarge { .. }
                 | Error::Option(_)
         )
+    }
+}
+
+fn timeout_message(elapsed: &Duration, limit: &Option<Duration>, submissions: u64, launches: u64) -> String {
+    let subs = format!("{submissions} submission{}", if submissions == 1 { "" } else { "s" });
+    match limit {
+        Some(limit) => format!(
+            "the run did not finish within {:.1} s ({subs}, {launches} launches recorded)",
+            limit.as_secs_f64()
+        ),
+        None => format!(
+            "the run did not finish within {subs} ({launches} launches recorded, {:.1} s)",
+            elapsed.as_secs_f64()
+        ),
     }
 }
 
@@ -201,6 +213,30 @@ mod tests {
         assert_eq!(
             kernel("ring_full", "the ring overflowed.").to_string(),
             "stage `node` stopped the run: the ring overflowed (`ring_full`, value 25, bound 24)"
+        );
+    }
+
+    #[test]
+    fn timeout_messages() {
+        let e = Error::Timeout {
+            elapsed: Duration::from_millis(1300),
+            limit: Some(Duration::from_secs(1)),
+            submissions: 1,
+            launches: 16,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the run did not finish within 1.0 s (1 submission, 16 launches recorded)"
+        );
+        let e = Error::Timeout {
+            elapsed: Duration::from_millis(1300),
+            limit: None,
+            submissions: 2,
+            launches: 32,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the run did not finish within 2 submissions (32 launches recorded, 1.3 s)"
         );
     }
 

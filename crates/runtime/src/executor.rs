@@ -474,7 +474,7 @@ impl Run<'_> {
         let deadline = start + opts.timeout;
         let mut first = true;
         loop {
-            let snapshot = self.submit_and_read(first, start, deadline)?;
+            let snapshot = self.submit_and_read(first, start, opts.timeout)?;
             first = false;
             self.elapsed = start.elapsed();
             let mut stats = snapshot.stats;
@@ -491,15 +491,19 @@ impl Run<'_> {
                 elapsed: self.elapsed,
                 stats: &stats,
             });
-            if Instant::now() >= deadline || self.submissions >= opts.max_submissions {
-                return Err(self.timeout());
+            if Instant::now() >= deadline {
+                return Err(self.timeout(Some(opts.timeout)));
+            }
+            if self.submissions >= opts.max_submissions {
+                return Err(self.timeout(None));
             }
         }
     }
 
-    fn timeout(&self) -> Error {
+    fn timeout(&self, limit: Option<Duration>) -> Error {
         Error::Timeout {
             elapsed: self.elapsed,
+            limit,
             submissions: self.submissions,
             launches: self.launches,
         }
@@ -518,7 +522,7 @@ impl Run<'_> {
         }
     }
 
-    fn submit_and_read(&mut self, first: bool, start: Instant, deadline: Instant) -> Result<Snapshot, Error> {
+    fn submit_and_read(&mut self, first: bool, start: Instant, limit: Duration) -> Result<Snapshot, Error> {
         let device = &self.exec.device;
         let scopes = Scopes::push(device);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -535,11 +539,11 @@ impl Run<'_> {
         self.launches += self.plan.chain_length as u64;
         scopes.finish("submitting the launch chain")?;
         let words = self
-            .read_mapped(&self.staging.clone(), index, deadline, "the control block")
+            .read_mapped(&self.staging.clone(), index, start + limit, limit, "the control block")
             .map_err(|e| {
                 if let Error::Timeout { .. } = e {
                     self.elapsed = start.elapsed();
-                    self.timeout()
+                    self.timeout(Some(limit))
                 } else {
                     e
                 }
@@ -557,6 +561,7 @@ impl Run<'_> {
         staging: &wgpu::Buffer,
         index: wgpu::SubmissionIndex,
         deadline: Instant,
+        limit: Duration,
         what: &str,
     ) -> Result<Vec<u8>, Error> {
         let device = &self.exec.device;
@@ -579,7 +584,7 @@ impl Run<'_> {
                 Ok(_) => {}
                 Err(wgpu::PollError::Timeout) => {
                     self.exec.check_lost()?;
-                    return Err(self.timeout());
+                    return Err(self.timeout(Some(limit)));
                 }
                 Err(e) => {
                     return Err(Error::Gpu {
@@ -598,7 +603,7 @@ impl Run<'_> {
                         message: e.to_string(),
                     })
                 }
-                None if Instant::now() >= deadline => return Err(self.timeout()),
+                None if Instant::now() >= deadline => return Err(self.timeout(Some(limit))),
                 None => std::thread::yield_now(),
             }
         }
@@ -631,7 +636,7 @@ impl Run<'_> {
         encoder.copy_buffer_to_buffer(&self.buffers[i], 0, &staging, 0, staging.size());
         let index = self.queue.submit([encoder.finish()]);
         scopes.finish("reading back results")?;
-        let mut data = self.read_mapped(&staging, index, Instant::now() + timeout, name)?;
+        let mut data = self.read_mapped(&staging, index, Instant::now() + timeout, timeout, name)?;
         data.truncate(bytes as usize);
         Ok(data)
     }

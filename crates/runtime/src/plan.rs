@@ -716,7 +716,7 @@ pub(crate) mod tests {
         assert_eq!(p.buffer("dyn_marks").unwrap().length, 2); // ceil(34 / 32)
         assert_eq!(p.buffer("dyn_control").unwrap().bytes, 128);
         assert_eq!(p.params, vec![("source".to_string(), 3), ("k".to_string(), 2)]);
-        // 1 MiB holds 2057 workers at most with the smallest ring; the default 256 fit.
+        // Worker reserves may take half of 1 MiB: 1083 workers at most; the default 256 fit.
         assert_eq!(p.workers, 256);
         // The largest power of two that fits in what the workers leave: 924672 / 20 = 46233.
         assert_eq!(p.ring_slots, 32768);

@@ -222,6 +222,7 @@ fn launch_protocol() {
             Error::Timeout {
                 submissions: 2,
                 launches: 4,
+                limit: None,
                 ..
             }
         ),

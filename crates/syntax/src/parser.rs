@@ -59,8 +59,8 @@ impl Exp {
     }
 }
 
-/// Most error recoveries one parse makes (see [`Ctx::recover`]).
-const MAX_RECOVERIES: usize = 10 * crate::limits::MAX_DIAGNOSTICS;
+/// Most errors one parse counts before it stops reporting (see [`Ctx::count_error`]).
+const MAX_ERRORS: usize = 10 * crate::limits::MAX_DIAGNOSTICS;
 
 /// Everything the parsers need to turn token indices into text and byte spans.
 #[derive(Clone, Copy)]
@@ -68,8 +68,8 @@ struct Ctx<'s> {
     src: &'s str,
     toks: &'s [Tok],
     spans: &'s [(u32, u32)],
-    /// Recoveries made so far.
-    recoveries: &'s Cell<usize>,
+    /// Errors counted so far.
+    errors: &'s Cell<usize>,
 }
 
 impl<'s> Ctx<'s> {
@@ -130,18 +130,26 @@ impl<'s> Ctx<'s> {
         )
     }
 
-    /// Counts one error recovery at token `i`; fails once [`MAX_RECOVERIES`] were made, so that
-    /// the parse stops there. Every recovery reports an error (kept by chumsky, with a few
-    /// hundred bytes of expected patterns or a whole diagnostic), and a file of nothing but errors
-    /// (10 MB of `;` or `1,`) would otherwise take gigabytes and tens of seconds, only for all but
-    /// the first `MAX_DIAGNOSTICS` to be dropped.
+    /// Counts one error; false once [`MAX_ERRORS`] were counted. Every error is kept until the
+    /// end of the parse (with a few hundred bytes of expected patterns or a whole diagnostic), and
+    /// a file of nothing but errors (10 MB of `;`, of `1,` in a parameter list, of `spawn` in an
+    /// expression) would otherwise take gigabytes and tens of seconds, only for all but the first
+    /// `MAX_DIAGNOSTICS` to be dropped. So error recoveries count (see [`Ctx::recover`]), and so
+    /// do the reports that can repeat within one construct (per token, field or attribute), which
+    /// are no longer emitted past the limit.
+    fn count_error(&self) -> bool {
+        let n = self.errors.get() + 1;
+        self.errors.set(n);
+        n <= MAX_ERRORS
+    }
+
+    /// Counts the error that an error recovery at token `i` reports; fails past [`MAX_ERRORS`],
+    /// so that the recovery fails and the parse stops there.
     fn recover(&self, i: usize) -> Result<(), PErr<'s>> {
-        let n = self.recoveries.get() + 1;
-        self.recoveries.set(n);
-        if n > MAX_RECOVERIES {
-            Err(self.expected(&[], i))
-        } else {
+        if self.count_error() {
             Ok(())
+        } else {
+            Err(self.expected(&[], i))
         }
     }
 
@@ -224,7 +232,7 @@ fn scan<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>, stop: impl Fn(Tok) -> bool, reser
                 break;
             }
             depth -= 1;
-        } else if reserved && matches!(t, Tok::Spawn | Tok::Become) {
+        } else if reserved && matches!(t, Tok::Spawn | Tok::Become) && c.count_error() {
             inp.emit(misplaced_keyword(c, idx(inp)));
         }
         inp.skip();
@@ -269,7 +277,7 @@ fn scan_statement<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) {
                 break;
             }
             depth -= 1;
-        } else if matches!(t, Tok::Spawn | Tok::Become) {
+        } else if matches!(t, Tok::Spawn | Tok::Become) && c.count_error() {
             inp.emit(misplaced_keyword(c, k));
         }
         inp.skip();
@@ -1418,7 +1426,7 @@ fn build_item<'s>(
                                 "remove the arguments",
                             )));
                         }
-                    } else {
+                    } else if c.count_error() {
                         emitter.emit(
                             c.custom(
                                 c.error(
@@ -1551,7 +1559,7 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
         .then_ignore(just(Tok::Colon))
         .then(ty.clone())
         .validate(move |((attrs, name), ty), e, emitter| {
-            if let (Some(first), Some(last)) = (attrs.first(), attrs.last()) {
+            if let Some((first, last)) = attrs.first().zip(attrs.last()).filter(|_| c.count_error()) {
                 emitter.emit(
                     c.custom(
                         c.error(
@@ -1570,17 +1578,19 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
         .recover_with(via_parser(list_skip(c, "field")));
     let field_sep = just(Tok::Comma).ignored().or(just(Tok::Semi)
         .validate(move |_, e, emitter| {
-            emitter.emit(
-                c.custom(
-                    c.error(
-                        codes::DYN0001,
-                        "struct fields are separated by `,`",
-                        c.span(e.span()),
-                        "expected `,`",
-                    )
-                    .with_hint("replace this `;` with `,`"),
-                ),
-            );
+            if c.count_error() {
+                emitter.emit(
+                    c.custom(
+                        c.error(
+                            codes::DYN0001,
+                            "struct fields are separated by `,`",
+                            c.span(e.span()),
+                            "expected `,`",
+                        )
+                        .with_hint("replace this `;` with `,`"),
+                    ),
+                );
+            }
         })
         .ignored());
     let struct_ = just(Tok::Struct)
@@ -1848,8 +1858,8 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
 
 /// Parses the lexer's tokens into a file and its syntax diagnostics.
 pub(crate) fn parse_tokens(src: &str, toks: &[Tok], spans: &[(u32, u32)]) -> (File, Vec<Diagnostic>) {
-    let recoveries = Cell::new(0);
-    let c = Ctx { src, toks, spans, recoveries: &recoveries };
+    let errors = Cell::new(0);
+    let c = Ctx { src, toks, spans, errors: &errors };
     let (out, errs) = file_parser(c).parse(toks).into_output_errors();
     let items = out.unwrap_or_default().into_iter().flatten().collect();
     let diags = errs.into_iter().map(|e| to_diagnostic(c, e)).collect();
