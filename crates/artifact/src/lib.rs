@@ -241,7 +241,10 @@ impl Manifest {
     pub fn from_json(text: &str) -> Result<Manifest, String> {
         let m: Manifest = serde_json::from_str(text).map_err(|e| format!("invalid manifest: {e}"))?;
         if m.schema != SCHEMA {
-            return Err(format!("manifest schema is `{}`, this runtime reads `{SCHEMA}`", m.schema));
+            return Err(format!(
+                "manifest schema is `{}`, this runtime reads `{SCHEMA}`",
+                m.schema
+            ));
         }
         Ok(m)
     }
@@ -285,11 +288,7 @@ impl Manifest {
 impl LengthRule {
     /// Evaluates with `len` giving binding lengths and `param` parameter values; `Err` names
     /// what is missing or which operation over/underflowed.
-    pub fn eval(
-        &self,
-        len: &dyn Fn(&str) -> Option<u64>,
-        param: &dyn Fn(&str) -> Option<u64>,
-    ) -> Result<u64, String> {
+    pub fn eval(&self, len: &dyn Fn(&str) -> Option<u64>, param: &dyn Fn(&str) -> Option<u64>) -> Result<u64, String> {
         let bin = |a: &LengthRule, b: &LengthRule| -> Result<(u64, u64), String> {
             Ok((a.eval(len, param)?, b.eval(len, param)?))
         };
@@ -303,7 +302,8 @@ impl LengthRule {
             }
             LengthRule::Sub(a, b) => {
                 let (x, y) = bin(a, b)?;
-                x.checked_sub(y).ok_or_else(|| format!("{self} is negative ({x} - {y})"))
+                x.checked_sub(y)
+                    .ok_or_else(|| format!("{self} is negative ({x} - {y})"))
             }
             LengthRule::Mul(a, b) => {
                 let (x, y) = bin(a, b)?;

@@ -176,6 +176,55 @@ fn free_all(mem: &Mem, bufs: Vec<wgpu::Buffer>) {
     }
 }
 
+/// What a GPU method checks when it is done: the buffer `name` read back against `want`.
+type Expect<'a> = (&'a str, &'a wgpu::Buffer, &'a [u32]);
+
+/// The static schedule: one timed dispatch of `entry` over `n` threads, then the check.
+fn one_dispatch(
+    g: &Gpu,
+    mem: &Mem,
+    entry: &wgpu::ComputePipeline,
+    bindings: &[&wgpu::Buffer],
+    n: u64,
+    (name, out, want): Expect,
+) -> Result<Sample, String> {
+    g.idle();
+    let t = Instant::now();
+    let mut enc = g.device.create_command_encoder(&Default::default());
+    g.dispatch(&mut enc, entry, bindings, n);
+    g.submit_wait(enc);
+    let secs = t.elapsed().as_secs_f64();
+    check(name, &g.read_all(out), want)?;
+    Ok(Sample {
+        secs,
+        peak: mem.peak(),
+        launches: 1,
+        ..Default::default()
+    })
+}
+
+/// The end of a level-by-level run started at `t`: waits for the GPU, stops the clock and
+/// checks the result.
+fn levels_done(
+    g: &Gpu,
+    mem: &Mem,
+    t: Instant,
+    (name, out, want): Expect,
+    round_trips: u64,
+    dispatches: u64,
+) -> Result<Sample, String> {
+    g.idle();
+    let secs = t.elapsed().as_secs_f64();
+    check(name, &g.read_all(out), want)?;
+    Ok(Sample {
+        secs,
+        peak: mem.peak(),
+        relaunches: round_trips,
+        launches: dispatches,
+        ..Default::default()
+    })
+}
+
 struct Ctx<'a> {
     g: &'a Gpu,
     k: &'a K,
@@ -418,19 +467,14 @@ fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
             let offb = g.upload(&mem, "offsets", &words_bytes(&off))?;
             let sums = g.buffer(&mem, "sums", 4 * e)?;
             let p = g.uniform(&[sum as u32, e as u32]);
-            g.idle();
-            let t = Instant::now();
-            let mut enc = g.device.create_command_encoder(&Default::default());
-            g.dispatch(&mut enc, k.get("tri_static"), &[&offb, &sums, &p], sum);
-            g.submit_wait(enc);
-            let secs = t.elapsed().as_secs_f64();
-            check("sums", &g.read_all(&sums), &want)?;
-            Ok(Sample {
-                secs,
-                peak: mem.peak(),
-                launches: 1,
-                ..Default::default()
-            })
+            one_dispatch(
+                g,
+                &mem,
+                k.get("tri_static"),
+                &[&offb, &sums, &p],
+                sum,
+                ("sums", &sums, &want),
+            )
         }));
     }
 
@@ -505,6 +549,12 @@ fn tree_params(target: u64) -> (u32, u32, u64) {
     (best.1, best.2, best.3)
 }
 
+/// The ids of node `id`'s children, drawn as `reference::tree` draws them.
+fn tree_children(seed: u32, id: u32) -> impl Iterator<Item = u32> {
+    let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
+    (0..c).map(move |j| reference::pcg(id.wrapping_add(j).wrapping_add(1)))
+}
+
 fn tree_cpu(seed: u32, max_depth: u32) -> Vec<u32> {
     // Serial down to a wide enough frontier, then one subtree per task.
     let mut per = [0u32; 25];
@@ -514,10 +564,7 @@ fn tree_cpu(seed: u32, max_depth: u32) -> Vec<u32> {
         let mut next = Vec::new();
         for &id in &frontier {
             per[depth as usize] += 1;
-            let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
-            for j in 0..c {
-                next.push(reference::pcg(id.wrapping_add(j).wrapping_add(1)));
-            }
+            next.extend(tree_children(seed, id));
         }
         frontier = next;
         depth += 1;
@@ -530,10 +577,7 @@ fn tree_cpu(seed: u32, max_depth: u32) -> Vec<u32> {
             while let Some((id, d)) = stack.pop() {
                 per[d as usize] += 1;
                 if d < max_depth {
-                    let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
-                    for j in 0..c {
-                        stack.push((reference::pcg(id.wrapping_add(j).wrapping_add(1)), d + 1));
-                    }
+                    stack.extend(tree_children(seed, id).map(|c| (c, d + 1)));
                 }
             }
             per
@@ -577,8 +621,7 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             for &id in &level {
                 list.extend_from_slice(&[id, d]);
                 if d < max_depth {
-                    let c = reference::pcg(id ^ seed) % (TREE_CHILDREN + 1);
-                    next.extend((0..c).map(|j| reference::pcg(id.wrapping_add(j).wrapping_add(1))));
+                    next.extend(tree_children(seed, id));
                 }
             }
             level = next;
@@ -589,19 +632,11 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             let nb = g.upload(&mem, "nodes", &list_bytes)?;
             let per = g.buffer(&mem, "per_depth", 100)?;
             let p = g.uniform(&[nodes as u32, 0, max_depth, seed, TREE_CHILDREN]);
-            g.idle();
-            let t = Instant::now();
-            let mut enc = g.device.create_command_encoder(&Default::default());
-            g.dispatch(&mut enc, k.get("tree_static"), &[&nb, &per, &p], nodes);
-            g.submit_wait(enc);
-            let secs = t.elapsed().as_secs_f64();
-            check("per_depth", &g.read_all(&per), &want)?;
+            let out = ("per_depth", &per, &want[..]);
+            let s = one_dispatch(g, &mem, k.get("tree_static"), &[&nb, &per, &p], nodes, out)?;
             Ok(Sample {
-                secs,
-                peak: mem.peak(),
-                launches: 1,
                 extra: extra.clone(),
-                ..Default::default()
+                ..s
             })
         }));
     }
@@ -644,16 +679,10 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
                 m = total;
                 depth += 1;
             }
-            g.idle();
-            let secs = t.elapsed().as_secs_f64();
-            check("per_depth", &g.read_all(&per), &want)?;
+            let s = levels_done(g, &mem, t, ("per_depth", &per, &want), round_trips, dispatches)?;
             Ok(Sample {
-                secs,
-                peak: mem.peak(),
-                relaunches: round_trips,
-                launches: dispatches,
                 extra: extra.clone(),
-                ..Default::default()
+                ..s
             })
         }));
     }
@@ -860,16 +889,10 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                 frontier = next;
                 m = found;
             }
-            g.idle();
-            let secs = t.elapsed().as_secs_f64();
-            check("dist", &g.read_all(&dist), &want)?;
+            let s = levels_done(g, &mem, t, ("dist", &dist, &want), round_trips, dispatches)?;
             Ok(Sample {
-                secs,
-                peak: mem.peak(),
-                relaunches: round_trips,
-                launches: dispatches,
                 extra: extra.clone(),
-                ..Default::default()
+                ..s
             })
         }));
     }
@@ -922,19 +945,8 @@ fn collatz(ctx: &Ctx, count: u64) -> Vec<Record> {
             let xb = g.upload(&mem, "x", &x_bytes)?;
             let steps = g.buffer(&mem, "steps", 4 * count)?;
             let p = g.uniform(&[count as u32]);
-            g.idle();
-            let t = Instant::now();
-            let mut enc = g.device.create_command_encoder(&Default::default());
-            g.dispatch(&mut enc, k.get("collatz_static"), &[&xb, &steps, &p], count);
-            g.submit_wait(enc);
-            let secs = t.elapsed().as_secs_f64();
-            check("steps", &g.read_all(&steps), &want)?;
-            Ok(Sample {
-                secs,
-                peak: mem.peak(),
-                launches: 1,
-                ..Default::default()
-            })
+            let out = ("steps", &steps, &want[..]);
+            one_dispatch(g, &mem, k.get("collatz_static"), &[&xb, &steps, &p], count, out)
         }));
     }
     let verify = |out: &[(String, Vec<u8>)]| check("steps", &words(&out[0].1), &want);

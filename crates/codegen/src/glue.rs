@@ -2,7 +2,7 @@
 //! payload packing, keyed-mark addressing and one function per spawn site.
 
 use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, Ty};
-use dyngc_syntax::ast::{BinOp, ResourceKind};
+use dyngc_syntax::ast::ResourceKind;
 use std::fmt::Write;
 
 /// A size expression as a WGSL `u32` expression.
@@ -12,13 +12,7 @@ pub fn size_expr(program: &Program, e: &SizeExpr) -> String {
         SizeExpr::Len(r) => format!("dyn_params.dyn_len_{}", program.resources[*r].name),
         SizeExpr::Param(p) => format!("u32(dyn_params.{})", program.params[*p].name),
         SizeExpr::Binary(op, a, b) => {
-            let op = match op {
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                BinOp::Mul => "*",
-                BinOp::Div => "/",
-            };
-            format!("({} {op} {})", size_expr(program, a), size_expr(program, b))
+            format!("({} {} {})", size_expr(program, a), op.symbol(), size_expr(program, b))
         }
     }
 }
@@ -203,7 +197,15 @@ pub fn executor_glue(program: &Program) -> String {
         .map(|(id, _)| format!("stage == {id}u"))
         .collect();
     out.push_str("fn dyn_is_leaf(stage: u32) -> bool {\n");
-    let _ = writeln!(out, "    return {};\n}}\n", if leaves.is_empty() { "false".into() } else { leaves.join(" || ") });
+    let _ = writeln!(
+        out,
+        "    return {};\n}}\n",
+        if leaves.is_empty() {
+            "false".into()
+        } else {
+            leaves.join(" || ")
+        }
+    );
     out.push_str("fn dyn_mark_offset(stage: u32) -> u32 {\n");
     for (i, (id, _)) in keyed.iter().enumerate() {
         let _ = writeln!(out, "    if (stage == {id}u) {{\n        return {};\n    }}", offset(i));

@@ -131,9 +131,17 @@ pub fn emit(artifact: &Artifact, target: Emit) -> Result<Vec<u8>, String> {
 /// DYN0501, pointing at the stage with the largest payload.
 fn too_large(program: &Program) -> Diagnostic {
     let words = |s: &dyngc_ir::Stage| s.payload.as_ref().map_or(0, |(_, t)| t.words(&program.structs));
-    let biggest = program.stages.iter().max_by_key(|s| words(s)).expect("a program has an entry stage");
-    let spawners: Vec<&str> =
-        program.stages.iter().filter(|s| s.max_spawns > 1).map(|s| s.name.as_str()).collect();
+    let biggest = program
+        .stages
+        .iter()
+        .max_by_key(|s| words(s))
+        .expect("a program has an entry stage");
+    let spawners: Vec<&str> = program
+        .stages
+        .iter()
+        .filter(|s| s.max_spawns > 1)
+        .map(|s| s.name.as_str())
+        .collect();
     let mut d = Diagnostic::error(
         codes::DYN0501,
         "a work item is too large for the executor's workgroup memory",
@@ -148,7 +156,10 @@ fn too_large(program: &Program) -> Diagnostic {
     )
     .with_hint("make payloads smaller (pass an index into a buffer instead of the data) or spawn fewer items per unit");
     if !spawners.is_empty() {
-        d = d.with_note(format!("stages spawning several items per unit: {}", spawners.join(", ")));
+        d = d.with_note(format!(
+            "stages spawning several items per unit: {}",
+            spawners.join(", ")
+        ));
     }
     d
 }

@@ -5,7 +5,6 @@ use crate::diag::Ctx;
 use crate::frontend::{io_reason, Source};
 use crate::{CmdResult, Failure};
 use dyngc_ir::{EdgeKind, Program, SizeExpr};
-use dyngc_syntax::ast::BinOp;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::process::{Command, Stdio};
@@ -110,13 +109,7 @@ pub fn size_expr(program: &Program, e: &SizeExpr) -> String {
             SizeExpr::Len(i) => format!("len({})", p.resources.get(*i).map_or("?", |r| r.name.as_str())),
             SizeExpr::Param(i) => p.params.get(*i).map_or("?", |q| q.name.as_str()).to_string(),
             SizeExpr::Binary(op, a, b) => {
-                let op = match op {
-                    BinOp::Add => "+",
-                    BinOp::Sub => "-",
-                    BinOp::Mul => "*",
-                    BinOp::Div => "/",
-                };
-                let s = format!("{} {op} {}", go(p, a, true), go(p, b, true));
+                let s = format!("{} {} {}", go(p, a, true), op.symbol(), go(p, b, true));
                 if nested {
                     format!("({s})")
                 } else {

@@ -54,6 +54,14 @@ fn assert_exit(out: &Output, code: i32) {
     assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
 }
 
+/// Asserts the exit status and that stderr says `needle`.
+#[track_caller]
+fn assert_exit_says(out: &Output, code: i32, needle: &str) {
+    assert_exit(out, code);
+    let err = text(&out.stderr);
+    assert!(err.contains(needle), "{err}");
+}
+
 fn write(dir: &Path, name: &str, contents: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, contents).unwrap();
@@ -201,8 +209,7 @@ fn check_io_errors_exit_2() {
     let binary = d.join("binary.dyn");
     std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x80]).unwrap();
     let out = dyngc(&["check", binary.to_str().unwrap()]);
-    assert_exit(&out, 2);
-    assert!(text(&out.stderr).contains("not UTF-8"), "{}", text(&out.stderr));
+    assert_exit_says(&out, 2, "not UTF-8");
     let out = dyngc(&["check", d.to_str().unwrap()]);
     assert_exit(&out, 2);
     // IO errors win over program errors in the exit status.
@@ -428,11 +435,10 @@ fn graph_writes_files_and_needs_graphviz_for_images() {
         .env("PATH", d.join("no-such-dir"))
         .output()
         .unwrap();
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("Graphviz `dot` not found; install graphviz or use --format dot"),
-        "{}",
-        text(&out.stderr)
+    assert_exit_says(
+        &out,
+        2,
+        "Graphviz `dot` not found; install graphviz or use --format dot",
     );
 }
 
@@ -470,8 +476,7 @@ fn graph_of_a_graph_level_loop() {
         "-o",
         d.join("out").to_str().unwrap(),
     ]);
-    assert_exit(&out, 1);
-    assert!(text(&out.stderr).contains("error[DYN0500]"), "{}", text(&out.stderr));
+    assert_exit_says(&out, 1, "error[DYN0500]");
 }
 
 #[test]
@@ -479,8 +484,7 @@ fn graph_of_a_bad_program_reports_diagnostics() {
     let d = tmp("graph_bad");
     let bad = write(&d, "bad.dyn", BAD);
     let out = dyngc(&["graph", bad.to_str().unwrap()]);
-    assert_exit(&out, 1);
-    assert!(text(&out.stderr).contains("could not graph"), "{}", text(&out.stderr));
+    assert_exit_says(&out, 1, "could not graph");
     assert_eq!(text(&out.stdout), "");
 }
 
@@ -535,8 +539,7 @@ fn build_errors() {
     let d = tmp("build_errors");
     let bad = write(&d, "bad.dyn", BAD);
     let out = dyngc(&["build", bad.to_str().unwrap(), "-o", d.join("out").to_str().unwrap()]);
-    assert_exit(&out, 1);
-    assert!(text(&out.stderr).contains("could not build"), "{}", text(&out.stderr));
+    assert_exit_says(&out, 1, "could not build");
     assert!(!d.join("out").exists());
     // The output directory cannot be created under a file.
     let file = write(&d, "file", "");
@@ -546,12 +549,7 @@ fn build_errors() {
         "-o",
         file.join("sub").to_str().unwrap(),
     ]);
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("could not create the output directory"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_says(&out, 2, "could not create the output directory");
     assert_exit(
         &dyngc(&[
             "build",
@@ -567,92 +565,63 @@ fn build_errors() {
 
 // ---------------------------------------------------------------- run: argument checks
 
-fn run_args<'a>(dir: &'a str, program: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec!["run", program, "--out", dir];
-    v.extend_from_slice(extra);
-    v
+/// A `run` test's fresh directory, and the program it runs with `--out DIR/out`.
+struct RunCase {
+    dir: PathBuf,
+    out: String,
+    program: String,
+}
+
+impl RunCase {
+    fn new(test: &str, program: &str) -> RunCase {
+        let dir = tmp(test);
+        let out = dir.join("out").to_str().unwrap().to_owned();
+        let program = example(program).to_str().unwrap().to_owned();
+        RunCase { dir, out, program }
+    }
+
+    /// `dyngc run PROGRAM --out DIR/out EXTRA...`
+    fn run(&self, extra: &[&str]) -> Output {
+        let mut args = vec!["run", self.program.as_str(), "--out", self.out.as_str()];
+        args.extend_from_slice(extra);
+        dyngc(&args)
+    }
 }
 
 #[test]
 fn run_checks_inputs() {
-    let d = tmp("run_inputs");
-    let out_dir = d.join("out");
-    let out_dir = out_dir.to_str().unwrap();
-    let prog = example("collatz");
-    let prog = prog.to_str().unwrap();
-    let good = d.join("x.npy");
+    let case = RunCase::new("run_inputs", "collatz");
+    let good = case.dir.join("x.npy");
     npy(&good, "<u4", &[3], &u32s(&[1, 2, 3]));
     let x = format!("x={}", good.display());
 
-    let out = dyngc(&run_args(out_dir, prog, &[]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("input `x` was not given"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = case.run(&[]);
+    assert_exit_says(&out, 2, "input `x` was not given");
 
-    let out = dyngc(&run_args(out_dir, prog, &[&x, "--input", "y=foo.npy"]));
+    let out = case.run(&[&x, "--input", "y=foo.npy"]);
     assert_exit(&out, 2);
 
-    let out = dyngc(&run_args(out_dir, prog, &["--input", &x, "--input", "y=foo.npy"]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("`y` is not an input of this program (its inputs: `x`)"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = case.run(&["--input", &x, "--input", "y=foo.npy"]);
+    assert_exit_says(&out, 2, "`y` is not an input of this program (its inputs: `x`)");
 
-    let out = dyngc(&run_args(out_dir, prog, &["--input", &x, "--input", &x]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("input `x` was given twice"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = case.run(&["--input", &x, "--input", &x]);
+    assert_exit_says(&out, 2, "input `x` was given twice");
 
-    let out = dyngc(&run_args(
-        out_dir,
-        prog,
-        &["--input", &format!("steps={}", good.display())],
-    ));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("`steps` is an output of this program, not an input"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = case.run(&["--input", &format!("steps={}", good.display())]);
+    assert_exit_says(&out, 2, "`steps` is an output of this program, not an input");
 
-    let out = dyngc(&run_args(out_dir, prog, &["--input", "x"]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("expected NAME=PATH"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = case.run(&["--input", "x"]);
+    assert_exit_says(&out, 2, "expected NAME=PATH");
 
-    let missing = d.join("missing.npy");
-    let out = dyngc(&run_args(
-        out_dir,
-        prog,
-        &["--input", &format!("x={}", missing.display())],
-    ));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains(&format!("could not read `{}` (input `x`)", missing.display())),
-        "{}",
-        text(&out.stderr)
-    );
-    assert!(!Path::new(out_dir).exists());
+    let missing = case.dir.join("missing.npy");
+    let out = case.run(&["--input", &format!("x={}", missing.display())]);
+    assert_exit_says(&out, 2, &format!("could not read `{}` (input `x`)", missing.display()));
+    assert!(!Path::new(&case.out).exists());
 }
 
 #[test]
 fn run_checks_npy_dtype_and_shape() {
-    let d = tmp("run_npy");
-    let out_dir = d.join("out");
-    let out_dir = out_dir.to_str().unwrap();
-    let prog = example("collatz");
-    let prog = prog.to_str().unwrap();
+    let case = RunCase::new("run_npy", "collatz");
     type Case<'a> = (&'a str, &'a str, &'a [usize], Vec<u8>, &'a str);
     let cases: [Case; 5] = [
         (
@@ -674,13 +643,13 @@ fn run_checks_npy_dtype_and_shape() {
         ("junk.npy", "", &[], b"just text".to_vec(), "is not a .npy file"),
     ];
     for (file, descr, shape, data, expect) in cases {
-        let p = d.join(file);
+        let p = case.dir.join(file);
         if descr.is_empty() {
             std::fs::write(&p, &data).unwrap();
         } else {
             npy(&p, descr, shape, &data);
         }
-        let out = dyngc(&run_args(out_dir, prog, &["--input", &format!("x={}", p.display())]));
+        let out = case.run(&["--input", &format!("x={}", p.display())]);
         assert_exit(&out, 2);
         let err = text(&out.stderr);
         assert!(err.contains(expect), "{file}: {err}");
@@ -696,52 +665,24 @@ fn run_checks_npy_dtype_and_shape() {
 
 #[test]
 fn run_checks_params() {
-    let d = tmp("run_params");
-    let out_dir = d.join("out");
-    let out_dir = out_dir.to_str().unwrap();
-    let prog = example("tree");
-    let prog = prog.to_str().unwrap();
-    let out = dyngc(&run_args(
-        out_dir,
-        prog,
-        &["--param", "seed=1", "--param", "max_depth=3"],
-    ));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("parameter `max_children` has no default and was not given"),
-        "{}",
-        text(&out.stderr)
+    let case = RunCase::new("run_params", "tree");
+    let out = case.run(&["--param", "seed=1", "--param", "max_depth=3"]);
+    assert_exit_says(&out, 2, "parameter `max_children` has no default and was not given");
+    let out = case.run(&["--param", "sed=1"]);
+    assert_exit_says(
+        &out,
+        2,
+        "unknown parameter `sed` (known parameters: `seed`, `max_depth`, `max_children`)",
     );
-    let out = dyngc(&run_args(out_dir, prog, &["--param", "sed=1"]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("unknown parameter `sed` (known parameters: `seed`, `max_depth`, `max_children`)"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = dyngc(&run_args(out_dir, prog, &["--param", "seed=-1"]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("invalid value `-1` for parameter `seed` (u32)"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = dyngc(&run_args(out_dir, prog, &["--param", "seed"]));
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("expected NAME=VALUE"),
-        "{}",
-        text(&out.stderr)
-    );
+    let out = case.run(&["--param", "seed=-1"]);
+    assert_exit_says(&out, 2, "invalid value `-1` for parameter `seed` (u32)");
+    let out = case.run(&["--param", "seed"]);
+    assert_exit_says(&out, 2, "expected NAME=VALUE");
 }
 
 #[test]
 fn run_checks_arena_sizes() {
-    let d = tmp("run_arena");
-    let out_dir = d.join("out");
-    let out_dir = out_dir.to_str().unwrap();
-    let prog = example("tree");
-    let prog = prog.to_str().unwrap();
+    let case = RunCase::new("run_arena", "tree");
     let params = [
         "--param",
         "seed=5",
@@ -753,7 +694,7 @@ fn run_checks_arena_sizes() {
     let arena = |size: &str| {
         let mut a = params.to_vec();
         a.extend(["--arena", size]);
-        dyngc(&run_args(out_dir, prog, &a))
+        case.run(&a)
     };
     // tree's smallest arena is tens of KiB: units are understood, and the error says the minimum.
     for (size, shown) in [
@@ -774,15 +715,9 @@ fn run_checks_arena_sizes() {
         );
     }
     let out = arena("12XB");
-    assert_exit(&out, 2);
-    assert!(
-        text(&out.stderr).contains("unknown size unit `XB`"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_says(&out, 2, "unknown size unit `XB`");
     let out = arena("lots");
-    assert_exit(&out, 2);
-    assert!(text(&out.stderr).contains("invalid --arena"), "{}", text(&out.stderr));
+    assert_exit_says(&out, 2, "invalid --arena");
 }
 
 // ---------------------------------------------------------------- run: on a device
@@ -955,11 +890,10 @@ fn run_reports_a_violated_bound() {
     ]) else {
         return;
     };
-    assert_exit(&out, 1);
-    assert!(
-        text(&out.stderr).contains("error: stage `node` exceeded its declared @max_depth(24) (reached 25)"),
-        "{}",
-        text(&out.stderr)
+    assert_exit_says(
+        &out,
+        1,
+        "error: stage `node` exceeded its declared @max_depth(24) (reached 25)",
     );
     assert!(!d.join("per_depth.npy").exists());
 }

@@ -4,7 +4,9 @@
 
 /// `examples/triangle.dyn`: `sums[i] = n[i] * (n[i] + 1) / 2` modulo 2^32.
 pub fn triangle(n: &[u32]) -> Vec<u32> {
-    n.iter().map(|&v| ((v as u64 * (v as u64 + 1) / 2) % (1 << 32)) as u32).collect()
+    n.iter()
+        .map(|&v| ((v as u64 * (v as u64 + 1) / 2) % (1 << 32)) as u32)
+        .collect()
 }
 
 /// `examples/collatz.dyn`: steps until the value reaches 1 (x >= 1), with wrapping `3x + 1`
@@ -14,7 +16,11 @@ pub fn collatz(x: &[u32]) -> Vec<u32> {
         .map(|&v| {
             let (mut v, mut steps) = (v, 0u32);
             while v > 1 {
-                v = if v % 2 == 0 { v / 2 } else { v.wrapping_mul(3).wrapping_add(1) };
+                v = if v % 2 == 0 {
+                    v / 2
+                } else {
+                    v.wrapping_mul(3).wrapping_add(1)
+                };
                 steps += 1;
             }
             steps
@@ -115,7 +121,10 @@ impl Csr {
         for i in 0..vertices {
             row_ptr[i + 1] += row_ptr[i];
         }
-        Csr { row_ptr, col_idx: edges.into_iter().map(|(_, v)| v).collect() }
+        Csr {
+            row_ptr,
+            col_idx: edges.into_iter().map(|(_, v)| v).collect(),
+        }
     }
 
     /// A random graph with `vertices` vertices and about `edges` undirected edges (both
@@ -160,9 +169,15 @@ mod tests {
     #[test]
     fn triangle_matches_the_loop() {
         let n = [0, 1, 2, 10, 100_000, 92_682, 92_683];
-        let by_loop: Vec<u32> = n.iter().map(|&v| (1..=v).fold(0u32, |s, k| s.wrapping_add(k))).collect();
+        let by_loop: Vec<u32> = n
+            .iter()
+            .map(|&v| (1..=v).fold(0u32, |s, k| s.wrapping_add(k)))
+            .collect();
         assert_eq!(triangle(&n), by_loop);
-        assert_eq!(triangle(&[u32::MAX])[0], ((u32::MAX as u64 * (u32::MAX as u64 + 1) / 2) & 0xFFFF_FFFF) as u32);
+        assert_eq!(
+            triangle(&[u32::MAX])[0],
+            ((u32::MAX as u64 * (u32::MAX as u64 + 1) / 2) & 0xFFFF_FFFF) as u32
+        );
     }
 
     #[test]
@@ -176,7 +191,10 @@ mod tests {
         assert_eq!(tree_nodes(7, 0, 5), 1);
         // Some seed among the first few grows a tree below the root, and no level can hold more
         // nodes than max_children times the level above.
-        let t = (0..16).map(|seed| tree(seed, 24, 3)).find(|t| t[1] > 0).expect("a growing tree");
+        let t = (0..16)
+            .map(|seed| tree(seed, 24, 3))
+            .find(|t| t[1] > 0)
+            .expect("a growing tree");
         for d in 1..25 {
             assert!(t[d] as u64 <= 3 * t[d - 1] as u64);
         }

@@ -67,7 +67,11 @@ pub struct Resource {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ResourceType {
     /// `array<T>` or `array<T, LEN>`; the length rule is a size expression.
-    Array { elem: TypeExpr, len: Option<SizeExpr>, span: Span },
+    Array {
+        elem: TypeExpr,
+        len: Option<SizeExpr>,
+        span: Span,
+    },
     /// A single value of type `T`.
     Single(TypeExpr),
 }
@@ -90,12 +94,23 @@ pub struct Literal {
 /// Host-evaluable integer expression: sizes, counts, key domains, bounds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeExpr {
-    Int { value: u64, span: Span },
+    Int {
+        value: u64,
+        span: Span,
+    },
     /// `len(name)`: element count of a resource.
-    Len { resource: Ident, span: Span },
+    Len {
+        resource: Ident,
+        span: Span,
+    },
     /// A run-time parameter by name.
     Param(Ident),
-    Binary { op: BinOp, lhs: Box<SizeExpr>, rhs: Box<SizeExpr>, span: Span },
+    Binary {
+        op: BinOp,
+        lhs: Box<SizeExpr>,
+        rhs: Box<SizeExpr>,
+        span: Span,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,6 +119,18 @@ pub enum BinOp {
     Sub,
     Mul,
     Div,
+}
+
+impl BinOp {
+    /// The operator as written in source (and in WGSL): `+`, `-`, `*` or `/`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+        }
+    }
 }
 
 /// `param seed: u32;` or `param max_children: u32 = 4u;`
@@ -196,15 +223,32 @@ pub enum Stmt {
     /// `become stage(payload);`: replace the current work item and end this invocation.
     Become(Spawn),
     /// `if (..) { } else if (..) { } else { }`; `else_` holds a nested `If` or a `Block`.
-    If { cond: Span, then: Block, else_: Option<Box<Stmt>>, span: Span },
+    If {
+        cond: Span,
+        then: Block,
+        else_: Option<Box<Stmt>>,
+        span: Span,
+    },
     /// `for`, `while` or `loop`. `trip_count` is set when the header is a recognised constant
     /// counting loop such as `for (var i = 0u; i < 4u; i++)`.
-    Loop { kind: LoopKind, header: Span, trip_count: Option<u64>, body: Block, span: Span },
+    Loop {
+        kind: LoopKind,
+        header: Span,
+        trip_count: Option<u64>,
+        body: Block,
+        span: Span,
+    },
     /// `switch (..) { case ..: { } default: { } }`: each clause body in order.
-    Switch { header: Span, clauses: Vec<Block>, span: Span },
+    Switch {
+        header: Span,
+        clauses: Vec<Block>,
+        span: Span,
+    },
     Block(Block),
     /// Any other WGSL statement, verbatim.
-    Other { span: Span },
+    Other {
+        span: Span,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,9 +273,7 @@ pub struct Spawn {
 impl SizeExpr {
     pub fn span(&self) -> Span {
         match self {
-            SizeExpr::Int { span, .. } | SizeExpr::Len { span, .. } | SizeExpr::Binary { span, .. } => {
-                span.clone()
-            }
+            SizeExpr::Int { span, .. } | SizeExpr::Len { span, .. } | SizeExpr::Binary { span, .. } => span.clone(),
             SizeExpr::Param(id) => id.span.clone(),
         }
     }
@@ -241,10 +283,9 @@ impl Stmt {
     pub fn span(&self) -> Span {
         match self {
             Stmt::Spawn(s) | Stmt::Become(s) => s.span.clone(),
-            Stmt::If { span, .. }
-            | Stmt::Loop { span, .. }
-            | Stmt::Switch { span, .. }
-            | Stmt::Other { span } => span.clone(),
+            Stmt::If { span, .. } | Stmt::Loop { span, .. } | Stmt::Switch { span, .. } | Stmt::Other { span } => {
+                span.clone()
+            }
             Stmt::Block(b) => b.span.clone(),
         }
     }

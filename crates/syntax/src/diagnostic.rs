@@ -39,12 +39,21 @@ impl Diagnostic {
         Self::new(Severity::Warning, code, message, span, label)
     }
 
-    fn new(severity: Severity, code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Self {
+    fn new(
+        severity: Severity,
+        code: &'static str,
+        message: impl Into<String>,
+        span: Span,
+        label: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             code,
             severity,
             message: message.into(),
-            primary: Label { span, message: label.into() },
+            primary: Label {
+                span,
+                message: label.into(),
+            },
             secondary: Vec::new(),
             notes: Vec::new(),
             hint: None,
@@ -52,7 +61,10 @@ impl Diagnostic {
     }
 
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.secondary.push(Label { span, message: message.into() });
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
         self
     }
 

@@ -134,23 +134,13 @@ impl<'s> Ctx<'s> {
     /// end of the parse (with a few hundred bytes of expected patterns or a whole diagnostic), and
     /// a file of nothing but errors (10 MB of `;`, of `1,` in a parameter list, of `spawn` in an
     /// expression) would otherwise take gigabytes and tens of seconds, only for all but the first
-    /// `MAX_DIAGNOSTICS` to be dropped. So error recoveries count (see [`Ctx::recover`]), and so
-    /// do the reports that can repeat within one construct (per token, field or attribute), which
-    /// are no longer emitted past the limit.
+    /// `MAX_DIAGNOSTICS` to be dropped. So error recoveries count (see [`recover_or_skip`]), and
+    /// so do the reports that can repeat within one construct (per token, field or attribute),
+    /// which are no longer emitted past the limit.
     fn count_error(&self) -> bool {
         let n = self.errors.get() + 1;
         self.errors.set(n);
         n <= MAX_ERRORS
-    }
-
-    /// Counts the error that an error recovery at token `i` reports; fails past [`MAX_ERRORS`],
-    /// so that the recovery fails and the parse stops there.
-    fn recover(&self, i: usize) -> Result<(), PErr<'s>> {
-        if self.count_error() {
-            Ok(())
-        } else {
-            Err(self.expected(&[], i))
-        }
     }
 
     fn custom(&self, d: Diagnostic) -> PErr<'s> {
@@ -213,6 +203,19 @@ fn misplaced_keyword<'s>(c: Ctx<'s>, k: usize) -> PErr<'s> {
         )
         .with_hint(format!("write `{kw} stage(payload);` as a statement of its own")),
     )
+}
+
+/// Counts the error that an error recovery reports (see [`Ctx::count_error`]) and returns true
+/// while under the limit. Past it, skips the rest of the enclosing group (up to its closing
+/// delimiter, or the end of the file) and returns false: the recovery then succeeds there, so
+/// that the parse ends after at most one more error per open group. (Failing instead would throw
+/// away the errors reported so far inside the whole item, as chumsky rewinds a failed parser.)
+fn recover_or_skip<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> bool {
+    if c.count_error() {
+        return true;
+    }
+    scan(c, inp, |_| false, false);
+    false
 }
 
 /// Consumes balanced tokens until `stop` accepts a token outside any group, an unmatched closing
@@ -922,10 +925,12 @@ fn stmt_semi<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, (), Ex<'s>> + Clone + 's
     just(Tok::Semi).ignored().recover_with(via_parser(cp(move |inp| {
         let i = idx(inp);
         match c.tok(i) {
-            None | Some(Tok::RBrace) => c.recover(i),
-            Some(_) if i > 0 && c.newline_between(i - 1, i) => c.recover(i),
-            _ => Err(c.expected(&[Exp::T(Tok::Semi)], i)),
+            None | Some(Tok::RBrace) => {}
+            Some(_) if i > 0 && c.newline_between(i - 1, i) => {}
+            _ => return Err(c.expected(&[Exp::T(Tok::Semi)], i)),
         }
+        recover_or_skip(c, inp);
+        Ok(())
     })))
 }
 
@@ -933,7 +938,9 @@ fn stmt_semi<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, (), Ex<'s>> + Clone + 's
 /// `;` or item is skipped.
 fn item_semi<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, (), Ex<'s>> + Clone + 's {
     just(Tok::Semi).ignored().recover_with(via_parser(cp(move |inp| {
-        c.recover(idx(inp))?;
+        if !recover_or_skip(c, inp) {
+            return Ok(());
+        }
         while let Some(t) = c.tok(idx(inp)) {
             if t == Tok::Semi {
                 inp.skip();
@@ -957,7 +964,11 @@ fn stmt_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Stmt, Ex<'s>> + Clone + 
             Some(t) if !t.is_close() => t,
             _ => return Err(c.expected(&[Exp::L("statement")], i)),
         };
-        c.recover(i)?;
+        if !recover_or_skip(c, inp) {
+            return Ok(Stmt::Other {
+                span: c.range(i, idx(inp)),
+            });
+        }
         skip_one(c, inp);
         if first != Tok::LBrace {
             while let Some(t) = c.tok(idx(inp)) {
@@ -989,7 +1000,9 @@ fn item_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Option<Item>, Ex<'s>> + 
         if c.tok(i).is_none() {
             return Err(c.expected(&[Exp::L("item")], i));
         }
-        c.recover(i)?;
+        if !recover_or_skip(c, inp) {
+            return Ok(None);
+        }
         while c.tok(idx(inp)) == Some(Tok::At) {
             inp.skip();
             if c.tok(idx(inp)) == Some(Tok::Ident) {
@@ -1047,7 +1060,9 @@ fn list_skip<'s, O: Clone + 's>(
             }
             _ => {}
         }
-        c.recover(i)?;
+        if !recover_or_skip(c, inp) {
+            return Ok(None);
+        }
         let (s, e) = scan(c, inp, |t| matches!(t, Tok::Comma | Tok::Semi), false);
         if s == e {
             return Err(c.expected(&[Exp::L(what)], i));
@@ -1064,7 +1079,9 @@ fn clause_skip<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Option<Block>, Ex<'s>>
             None | Some(Tok::RBrace) => return Err(c.expected(&[Exp::L("switch clause")], i)),
             _ => {}
         }
-        c.recover(i)?;
+        if !recover_or_skip(c, inp) {
+            return Ok(None);
+        }
         skip_one(c, inp);
         scan(c, inp, |t| matches!(t, Tok::Case | Tok::Default), false);
         Ok(None)
@@ -1859,7 +1876,12 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
 /// Parses the lexer's tokens into a file and its syntax diagnostics.
 pub(crate) fn parse_tokens(src: &str, toks: &[Tok], spans: &[(u32, u32)]) -> (File, Vec<Diagnostic>) {
     let errors = Cell::new(0);
-    let c = Ctx { src, toks, spans, errors: &errors };
+    let c = Ctx {
+        src,
+        toks,
+        spans,
+        errors: &errors,
+    };
     let (out, errs) = file_parser(c).parse(toks).into_output_errors();
     let items = out.unwrap_or_default().into_iter().flatten().collect();
     let diags = errs.into_iter().map(|e| to_diagnostic(c, e)).collect();
