@@ -1,7 +1,8 @@
 //! Hostile inputs through `dyngc check` and through the library (parse, check, generate): the
-//! empty file, binary garbage, every truncation of the examples, a 10 MB file, 10,000-deep
-//! nesting, and every input the fuzzer (`fuzz/`) ever crashed on (`fuzz/regressions/`). Each must
-//! give diagnostics quickly: no panic, no hang, no stack overflow.
+//! empty file, binary garbage, every truncation of the examples, 10 MB files, 10,000-deep
+//! nesting, files of one error repeated, and the inputs kept in `fuzz/regressions/` (see
+//! `fuzz/README.md`). Each must give diagnostics quickly and in bounded memory: no panic, no
+//! hang, no stack overflow.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,6 +51,15 @@ struct Run {
     code: Option<i32>,
     stdout: String,
     stderr: String,
+    /// Peak resident memory seen while polling (`VmHWM` on Linux; 0 where unknown).
+    peak_kb: u64,
+}
+
+/// The peak resident memory of a running process so far, in KiB.
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Runs `dyngc check FILES...`, killing it after `timeout`. Output goes to files, not pipes, so
@@ -68,10 +78,12 @@ fn check_files(dir: &Path, files: &[PathBuf], timeout: Duration) -> Run {
         .spawn()
         .expect("dyngc starts");
     let start = Instant::now();
+    let mut peak_kb = 0;
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
+        peak_kb = peak_kb.max(peak_rss_kb(child.id()).unwrap_or(0));
         if start.elapsed() > timeout {
             let _ = child.kill();
             let _ = child.wait();
@@ -88,6 +100,7 @@ fn check_files(dir: &Path, files: &[PathBuf], timeout: Duration) -> Run {
         code: status.code(),
         stdout: read(&out_path),
         stderr: read(&err_path),
+        peak_kb,
     }
 }
 
@@ -353,6 +366,40 @@ fn ten_megabyte_files() {
     assert!(run.stderr.contains("file too large"), "{}", run.stderr);
 }
 
+/// The checker reports at most 100 diagnostics and then one `DYN0004` counting the rest, an
+/// error exactly when a dropped diagnostic was one (a 10 MB file of duplicate declarations used
+/// to print 750,000 errors).
+#[test]
+fn checker_caps_its_diagnostics() {
+    let limit = dyngc_syntax::limits::MAX_DIAGNOSTICS;
+    let check = |src: &str| {
+        let parsed = dyngc_syntax::parse(src);
+        assert!(!parsed.has_errors(), "{:#?}", parsed.diagnostics);
+        dyngc_ir::check(&parsed.file, src, "cap")
+    };
+    let src = "param p: u32;\n".repeat(300) + "stage s(@index i: u32) {}\nentry s(1);\n";
+    let checked = check(&src);
+    assert_eq!(checked.diagnostics.len(), limit + 1);
+    let last = checked.diagnostics.last().unwrap();
+    assert_eq!((last.code, last.is_error()), ("DYN0004", true), "{last:#?}");
+    assert!(last.message.contains("199 more"), "{}", last.message);
+    assert!(checked.program.is_none());
+    // Only warnings (unreachable stages): the summary is a warning and the program is kept.
+    let mut src = String::from("stage s(@index i: u32) {}\nentry s(1);\n");
+    for k in 0..150 {
+        src += &format!("stage unused_{k}(@index i: u32) {{}}\n");
+    }
+    let checked = check(&src);
+    assert!(
+        checked.diagnostics.iter().all(|d| !d.is_error()),
+        "{:#?}",
+        checked.diagnostics
+    );
+    assert_eq!(checked.diagnostics.len(), limit + 1);
+    assert_eq!(checked.diagnostics.last().unwrap().code, "DYN0004");
+    assert!(checked.program.is_some());
+}
+
 /// Files made of one error repeated, 2 MB each (found while fuzzing for this file: each used to
 /// cost gigabytes and tens of seconds, as the lexer and the parser kept every error until the end
 /// only to report the first 100). The lexer and the parser now stop counting at 1,000.
@@ -380,10 +427,16 @@ fn error_floods() {
         let text = format!("{prefix}{}{suffix}", unit.repeat(SIZE / unit.len()));
         let run = cli_check(&dir, name, text.as_bytes(), CLI_TIMEOUT);
         assert_eq!(run.code, Some(1), "{name}");
+        // Unbounded, these took 0.5-2.5 GB; bounded, 10-200 MB (the larger ones are the tree).
+        assert!(
+            run.peak_kb < 400 * 1024,
+            "{name}: peak memory {} MiB",
+            run.peak_kb / 1024
+        );
         let started = Instant::now();
         let parsed = dyngc_syntax::parse(&text);
         assert!(
-            started.elapsed() < Duration::from_secs(3),
+            started.elapsed() < CLI_TIMEOUT,
             "{name}: parse took {:?}",
             started.elapsed()
         );
@@ -404,14 +457,15 @@ fn ten_thousand_deep_nesting() {
         let started = Instant::now();
         assert!(small_stack(move || front_end(&text)), "{name}: accepted");
         assert!(
-            started.elapsed() < Duration::from_secs(2),
+            started.elapsed() < CLI_TIMEOUT,
             "{name}: library took {:?}",
             started.elapsed()
         );
     }
 }
 
-/// Every input the fuzz targets crashed on, kept in `fuzz/regressions/<target>/`.
+/// The inputs kept in `fuzz/regressions/<target>/`: any the fuzz targets crashed on, and small
+/// versions of the error floods (as seeds for the fuzzer).
 #[test]
 fn fuzz_regressions() {
     let dir = root().join("fuzz/regressions");
@@ -431,7 +485,7 @@ fn fuzz_regressions() {
             let started = Instant::now();
             small_stack(move || front_end(&text));
             assert!(
-                started.elapsed() < Duration::from_secs(2),
+                started.elapsed() < CLI_TIMEOUT,
                 "{}: took {:?}",
                 path.display(),
                 started.elapsed()
