@@ -412,19 +412,10 @@ impl<'a> Checker<'a> {
         let helpers = self.helpers.clone();
         for h in helpers {
             if let Some(body) = &h.body {
-                let sites = collect_sites(self.src, body);
-                for site in sites {
-                    let what = if site.is_become { "become" } else { "spawn" };
-                    let d = Diagnostic::error(
-                        DYN0204,
-                        format!("`{what}` outside a stage body"),
-                        site.spawn.span.clone(),
-                        format!("`{what}` in helper function `{}`", h.name.name),
-                    )
-                    .with_note("only stage bodies may spawn: the graph's edges must be visible in the stages")
-                    .with_hint("return what to spawn from the helper and spawn it in the stage");
-                    self.error(d);
-                }
+                self.report_sites_outside_stages(body, &format!("in helper function `{}`", h.name.name), |d| {
+                    d.with_note("only stage bodies may spawn: the graph's edges must be visible in the stages")
+                        .with_hint("return what to spawn from the helper and spawn it in the stage")
+                });
             }
             if h.kind == ast::WgslItemKind::Fn {
                 self.scan_barriers(&h.span, "a helper function (helpers run inside stages)");
@@ -434,20 +425,30 @@ impl<'a> Checker<'a> {
         let entries = self.entries.clone();
         for e in entries {
             if let Some(u) = &e.until {
-                let sites = collect_sites(self.src, u);
-                for site in sites {
-                    let what = if site.is_become { "become" } else { "spawn" };
-                    let d = Diagnostic::error(
-                        DYN0204,
-                        format!("`{what}` outside a stage body"),
-                        site.spawn.span.clone(),
-                        format!("`{what}` in the `until` block"),
-                    )
-                    .with_note("the `until` block only decides whether another round runs; each round starts at the entry stage");
-                    self.error(d);
-                }
+                self.report_sites_outside_stages(u, "in the `until` block", |d| {
+                    d.with_note("the `until` block only decides whether another round runs; each round starts at the entry stage")
+                });
                 self.scan_dyn_names(&u.span);
             }
+        }
+    }
+
+    /// DYN0204 for every `spawn`/`become` in `body`, which is not a stage body (`place` says where).
+    fn report_sites_outside_stages(
+        &mut self,
+        body: &ast::Block,
+        place: &str,
+        explain: impl Fn(Diagnostic) -> Diagnostic,
+    ) {
+        for site in collect_sites(self.src, body) {
+            let what = if site.is_become { "become" } else { "spawn" };
+            let d = Diagnostic::error(
+                DYN0204,
+                format!("`{what}` outside a stage body"),
+                site.spawn.span.clone(),
+                format!("`{what}` {place}"),
+            );
+            self.error(explain(d));
         }
     }
 
