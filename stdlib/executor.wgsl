@@ -22,6 +22,7 @@ const DYN_CMD_EXIT: u32 = 1u;
 const DYN_CMD_CLAIM: u32 = 2u; // [_, ticket, count]: copy ring frames onto the stack
 const DYN_CMD_POP: u32 = 3u;   // [_, first, count]: run `count` single frames from stack[first..]
 const DYN_CMD_RANGE: u32 = 4u; // [_, frame, count, lo]: run indices lo..lo+count of stack[frame]
+const DYN_CMD_ROUND: u32 = 5u; // this worker ended the round: evaluate `until`, seed the next
 
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
 var<workgroup> dyn_wg_post: array<u32, 4>;
@@ -206,9 +207,18 @@ fn dyn_plan(me: u32) {
             return;
         }
         if (atomicLoad(&dyn_control[DYN_C_PENDING]) == 0u) {
-            dyn_finish();
-            dyn_wg_cmd[0] = DYN_CMD_EXIT;
-            return;
+            if (!DYN_LOOP) {
+                dyn_finish();
+                dyn_wg_cmd[0] = DYN_CMD_EXIT;
+                return;
+            }
+            // No work exists, so nothing else can raise `pending`: whoever moves it from 0 to 1
+            // is the only one to end this round, and holds the unit that stands for the next.
+            if (atomicCompareExchangeWeak(&dyn_control[DYN_C_PENDING], 0u, 1u).exchanged) {
+                dyn_wg_idle = 0u;
+                dyn_wg_cmd[0] = DYN_CMD_ROUND;
+                return;
+            }
         }
         dyn_wg_idle += 1u;
         if (dyn_wg_idle > DYN_IDLE_LIMIT) {
@@ -265,6 +275,38 @@ fn dyn_plan(me: u32) {
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_POP, first, count, 0u);
 }
 
+// Lane 0 only, after an acquire barrier, holding the one pending unit that dyn_plan took at the
+// end of a round: evaluates `until`, then ends the run or seeds the next round on this stack
+// (an empty stack: dyn_plan ends rounds only when it has nothing to run). Returns true when the
+// unit must go back (`pending` to 0, after a release barrier): the run ended, or the next round
+// is empty and ends at once.
+fn dyn_end_round(me: u32) -> bool {
+    if (atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
+        // The loop ended while this worker was taking the unit its finisher had given back.
+        return true;
+    }
+    let round = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
+    dyn_round_index = round;
+    let stop = dyn_until();
+    atomicStore(&dyn_control[DYN_C_ROUNDS], round + 1u);
+    if (stop || round + 1u >= DYN_MAX_ROUNDS) {
+        dyn_finish();
+        return true;
+    }
+    let count = dyn_entry_count();
+    if (count == 0u) {
+        return true;
+    }
+    let f = dyn_stack_frame(me, 0u);
+    atomicStore(&dyn_arena[f], dyn_entry_stage());
+    atomicStore(&dyn_arena[f + 1u], 0u);
+    atomicStore(&dyn_arena[f + 2u], count);
+    atomicStore(&dyn_arena[f + 3u], 0u);
+    dyn_wg_top = 1u;
+    atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], 1u);
+    return false;
+}
+
 // Every lane: copies claimed ring frames onto the stack, then frees their slots.
 fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
     let slots = dyn_params.dyn_ring_slots;
@@ -294,6 +336,9 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (lid >= cmd[2]) {
         return;
     }
+    // Every unit this lane runs now belongs to the current round: the next one begins only
+    // after all of them have finished.
+    dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
     if (cmd[0] == DYN_CMD_RANGE) {
         let f = dyn_stack_frame(me, cmd[1]);
         let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
@@ -489,6 +534,20 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         }
         if (cmd[0] == DYN_CMD_CLAIM) {
             dyn_take_claimed(me, lid, cmd);
+        } else if (cmd[0] == DYN_CMD_ROUND) {
+            // Acquire: every unit of the round wrote its results before its workgroup took
+            // `pending` down; `until` and the next round read them.
+            storageBarrier();
+            var give_back = false;
+            if (lid == 0u) {
+                give_back = dyn_end_round(me);
+            }
+            // Release: the done flag, the round count and what `until` wrote are visible before
+            // `pending` reads 0 again (whoever takes it next checks the done flag first).
+            storageBarrier();
+            if (give_back) {
+                atomicStore(&dyn_control[DYN_C_PENDING], 0u);
+            }
         } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE) {
             dyn_run_lane(me, lid, cmd);
             workgroupBarrier();
@@ -508,7 +567,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
 }
 
-// Seeds the entry's work: one fan-out frame of dyn_entry_count() units in ring slot 0.
+// Seeds the entry's work: one fan-out frame of dyn_entry_count() units in ring slot 0. (The
+// first round of a graph-level loop; an empty one still runs, to evaluate `until`.)
 @compute @workgroup_size(1)
 fn dyn_init() {
     dyn_load_params();
@@ -516,7 +576,11 @@ fn dyn_init() {
     atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
     atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);
     if (count == 0u) {
-        dyn_finish();
+        if (DYN_LOOP) {
+            atomicStore(&dyn_control[DYN_C_ARGS], 1u);
+        } else {
+            dyn_finish();
+        }
         return;
     }
     let f = dyn_ring_frame(0u);

@@ -152,6 +152,16 @@ pub struct Executor {
     pub errors: Vec<ErrorInfo>,
     /// Largest number of non-keyed spawns nested along one chain of work (from the checker).
     pub max_spawn_depth: u32,
+    /// The graph-level loop, if the entry is `entry loop`: the kernel runs its rounds itself,
+    /// so the launch protocol is the same; this is informational.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_loop: Option<GraphLoop>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphLoop {
+    /// `@max_rounds`: the loop ends after this many rounds even if `until` never says so.
+    pub max_rounds: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

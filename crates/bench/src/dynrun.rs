@@ -1,8 +1,8 @@
 //! dyngc itself: the shipped examples compiled in-process, run through `dyngc-runtime`.
 
 use crate::gpu::Gpu;
-use dyngc_runtime::{Executor, Manifest, RunSetup};
-use std::time::Instant;
+use dyngc_runtime::artifact::Role;
+use dyngc_runtime::{Error, Executor, HostStats, Manifest, RunSetup, Snapshot};
 
 pub struct Compiled {
     pub manifest: Manifest,
@@ -36,6 +36,7 @@ pub type Verify<'a> = &'a dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>;
 /// One completed, verified run.
 pub struct DynRun {
     pub secs: f64,
+    pub gpu_secs: Option<f64>,
     pub peak_bytes: u64,
     pub arena_bytes: u64,
     pub workers: u32,
@@ -47,6 +48,10 @@ pub struct DynRun {
 
 /// Prepares (allocation and upload are not timed), runs to completion (timed: first submission
 /// to the done flag read back), reads the outputs and hands them to `verify`.
+///
+/// The completion loop is `Run::execute`'s (record a launch chain and a copy of the control
+/// block, submit, read it back, repeat until done), driven here through the manifest's protocol
+/// so that the bench's encoders carry the GPU timestamps.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     gpu: &Gpu,
@@ -68,27 +73,62 @@ pub fn run(
     if let Some(w) = workers {
         setup.workers(w);
     }
-    let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
-    gpu.idle();
-    let t = Instant::now();
-    let stats = run
-        .execute(
-            &dyngc_runtime::WaitOptions {
-                timeout,
-                ..Default::default()
-            },
-            &mut |_| {},
-        )
-        .map_err(|e| e.to_string())?;
-    let secs = t.elapsed().as_secs_f64();
+    let run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
+    let m = exec.manifest();
+    let control = m
+        .bindings
+        .iter()
+        .find(|b| b.role == Role::Control)
+        .and_then(|b| run.buffer(&b.name))
+        .ok_or("the manifest has no control block")?;
+    let control_bytes = m.executor.control.words as u64 * 4;
+    let plan = run.plan();
+    let t = gpu.start();
+    let mut submissions = 0u64;
+    let mut stats = loop {
+        let mut enc = gpu.encoder();
+        if submissions == 0 {
+            run.record_start(&mut enc);
+        } else {
+            run.record_continue(&mut enc);
+        }
+        let snapshot = Snapshot::decode(m, &gpu.read(control, 0, control_bytes, Some(enc)));
+        submissions += 1;
+        if let Some(e) = snapshot.error {
+            return Err(Error::Kernel(e).to_string());
+        }
+        if snapshot.done {
+            break snapshot.stats;
+        }
+        if t.elapsed() >= timeout {
+            return Err(Error::Timeout {
+                elapsed: t.elapsed(),
+                limit: Some(timeout),
+                submissions,
+                launches: submissions * plan.chain_length as u64,
+            }
+            .to_string());
+        }
+    };
+    let times = gpu.stop(t);
+    stats.host = HostStats {
+        submissions,
+        launches: submissions * plan.chain_length as u64,
+        workers: plan.workers,
+        ring_slots: plan.ring_slots,
+        arena_bytes: plan.arena_bytes,
+        fuel: plan.fuel,
+        chain_length: plan.chain_length,
+        elapsed_ms: (times.wall * 1e3) as u64,
+    };
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;
-    let plan = run.plan();
     let control_words = exec.manifest().executor.control.words as u64;
     // Every binding's buffer, the 12-byte indirect buffer and the control readback buffer.
     let peak = plan.buffers.iter().map(|b| b.alloc).sum::<u64>() + 12 + control_words * 4;
     Ok(DynRun {
-        secs,
+        secs: times.wall,
+        gpu_secs: times.gpu,
         peak_bytes: peak,
         arena_bytes: plan.arena_bytes,
         workers: plan.workers,

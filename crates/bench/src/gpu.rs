@@ -1,18 +1,67 @@
-//! Opening a device on a chosen backend, and the small helpers the hand-written baselines share:
-//! buffers counted against a peak-memory meter, pipelines from WGSL, blocking readback.
+//! Opening a device on a chosen backend, and the small helpers every GPU method shares: buffers
+//! counted against a peak-memory meter, pipelines from WGSL, blocking readback, and the clocks
+//! (wall, and GPU timestamps around every submission where the device has them).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::time::Instant;
 
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
+    /// None: the device has no timestamps inside encoders (or they were turned off).
+    clock: Option<RefCell<Clock>>,
 }
 
+/// Timestamps per query set (wgpu's maximum).
+const QUERIES: u32 = 4096;
+
+/// GPU timestamps written at the start and the end of every command encoder made by
+/// [`Gpu::encoder`] while running; [`Gpu::stop`] sums end − start over the submissions.
+#[derive(Default)]
+struct Clock {
+    running: bool,
+    /// Query sets and their resolve buffers, made as needed and kept for later samples.
+    sets: Vec<(wgpu::QuerySet, wgpu::Buffer)>,
+    used: u32,
+    /// (start, end) query indices of each submission.
+    pairs: Vec<(u32, u32)>,
+}
+
+/// A command encoder that remembers its starting timestamp; submit it with [`Gpu::submit`].
+pub struct Enc {
+    enc: wgpu::CommandEncoder,
+    start: Option<u32>,
+}
+
+impl std::ops::Deref for Enc {
+    type Target = wgpu::CommandEncoder;
+    fn deref(&self) -> &wgpu::CommandEncoder {
+        &self.enc
+    }
+}
+
+impl std::ops::DerefMut for Enc {
+    fn deref_mut(&mut self) -> &mut wgpu::CommandEncoder {
+        &mut self.enc
+    }
+}
+
+/// What [`Gpu::stop`] measured.
+pub struct Times {
+    pub wall: f64,
+    /// Sum over the submissions of their GPU time (timestamps); None without timestamps.
+    pub gpu: Option<f64>,
+}
+
+/// Features that let [`Gpu::encoder`] write timestamps.
+const TIMESTAMPS: wgpu::Features =
+    wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+
 /// Opens the first adapter of `backend` ("vulkan", "gl", "metal", "dx12", or "" for
-/// `WGPU_BACKEND` / all).
-pub fn open(backend: &str) -> Result<Gpu, String> {
+/// `WGPU_BACKEND` / all), with GPU timestamps if the adapter has them and `timestamps` is set.
+pub fn open(backend: &str, timestamps: bool) -> Result<Gpu, String> {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends = if backend.is_empty() {
         wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all())
@@ -28,9 +77,10 @@ pub fn open(backend: &str) -> Result<Gpu, String> {
     }))
     .map_err(|e| format!("no adapter for backends {:?}: {e}", desc_backends(backend)))?;
     let info = adapter.get_info();
+    let timed = timestamps && adapter.features().contains(TIMESTAMPS);
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("dyngc-bench"),
-        required_features: wgpu::Features::empty(),
+        required_features: if timed { TIMESTAMPS } else { wgpu::Features::empty() },
         required_limits: adapter.limits(),
         ..Default::default()
     }))
@@ -41,6 +91,7 @@ pub fn open(backend: &str) -> Result<Gpu, String> {
         queue,
         info,
         limits,
+        clock: timed.then(RefCell::default),
     })
 }
 
@@ -74,11 +125,113 @@ impl Mem {
     }
 }
 
+/// INDIRECT: the retry baseline's kernels write their successors' dispatch arguments.
 pub const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::INDIRECT);
 
 impl Gpu {
+    pub fn has_timestamps(&self) -> bool {
+        self.clock.is_some()
+    }
+
+    /// Starts a measurement: waits for the queue to be idle (uploads done), then starts the wall
+    /// clock and the GPU clock.
+    pub fn start(&self) -> Instant {
+        self.idle();
+        if let Some(c) = &self.clock {
+            let mut c = c.borrow_mut();
+            c.running = true;
+            c.used = 0;
+            c.pairs.clear();
+        }
+        Instant::now()
+    }
+
+    /// Ends the measurement begun at `t`: waits for the GPU, stops the wall clock, then reads the
+    /// timestamps back.
+    pub fn stop(&self, t: Instant) -> Times {
+        self.idle();
+        let wall = t.elapsed().as_secs_f64();
+        let Some(c) = &self.clock else {
+            return Times { wall, gpu: None };
+        };
+        let (pairs, used) = {
+            let mut c = c.borrow_mut();
+            c.running = false;
+            (std::mem::take(&mut c.pairs), c.used)
+        };
+        let mut ticks = vec![0u64; used as usize];
+        let c = c.borrow();
+        for (i, (set, resolve)) in c.sets.iter().enumerate() {
+            let n = used.saturating_sub(i as u32 * QUERIES).min(QUERIES);
+            if n == 0 {
+                break;
+            }
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            enc.resolve_query_set(set, 0..n, resolve, 0);
+            let w = self.read_raw(resolve, 0, 8 * n as u64, enc);
+            for (j, p) in w.chunks_exact(2).enumerate() {
+                ticks[i * QUERIES as usize + j] = p[0] as u64 | (p[1] as u64) << 32;
+            }
+        }
+        let mut sum = 0u64;
+        for (a, b) in pairs {
+            let (a, b) = (ticks[a as usize], ticks[b as usize]);
+            if b < a || a == 0 {
+                // A timestamp the device did not write (or one that wrapped): no GPU time.
+                return Times { wall, gpu: None };
+            }
+            sum += b - a;
+        }
+        let gpu = sum as f64 * self.queue.get_timestamp_period() as f64 * 1e-9;
+        Times { wall, gpu: Some(gpu) }
+    }
+
+    /// Writes the next timestamp into `enc` if the GPU clock runs; its query index.
+    fn stamp(&self, enc: &mut wgpu::CommandEncoder) -> Option<u32> {
+        let mut c = self.clock.as_ref()?.borrow_mut();
+        if !c.running {
+            return None;
+        }
+        let i = c.used;
+        if i / QUERIES == c.sets.len() as u32 {
+            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: QUERIES,
+            });
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 8 * QUERIES as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            c.sets.push((set, resolve));
+        }
+        enc.write_timestamp(&c.sets[(i / QUERIES) as usize].0, i % QUERIES);
+        c.used += 1;
+        Some(i)
+    }
+
+    /// A command encoder; it starts with a timestamp if the GPU clock runs.
+    pub fn encoder(&self) -> Enc {
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        let start = self.stamp(&mut enc);
+        Enc { enc, start }
+    }
+
+    /// Submits `enc`, ending it with a timestamp if it started with one.
+    pub fn submit(&self, mut enc: Enc) -> wgpu::SubmissionIndex {
+        if let Some(start) = enc.start {
+            if let Some(end) = self.stamp(&mut enc.enc) {
+                self.clock.as_ref().unwrap().borrow_mut().pairs.push((start, end));
+            }
+        }
+        self.queue.submit([enc.enc.finish()])
+    }
+
     /// A storage buffer of `bytes` (rounded up to 4, at least 4), zeroed; an error if the device
     /// cannot hold it.
     pub fn buffer(&self, mem: &Mem, label: &str, bytes: u64) -> Result<wgpu::Buffer, String> {
@@ -117,7 +270,8 @@ impl Gpu {
         let b = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("params"),
             size: w.len() as u64 * 4,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            // STORAGE too: `tri_leaf` reads its parameters from storage (retry computes them).
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         self.queue.write_buffer(&b, 0, &words_bytes(&w));
@@ -159,6 +313,31 @@ impl Gpu {
         buffers: &[&wgpu::Buffer],
         threads: u64,
     ) {
+        let groups = threads.div_ceil(256).max(1);
+        let max = self.limits.max_compute_workgroups_per_dimension as u64;
+        let x = groups.min(max.min(65535));
+        let y = groups.div_ceil(x);
+        let mut pass = self.pass(enc, p, buffers);
+        pass.dispatch_workgroups(x as u32, y as u32, 1);
+    }
+
+    /// Records one dispatch of `pipeline` whose workgroup counts are the three words of `args`.
+    pub fn dispatch_indirect(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        p: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        args: &wgpu::Buffer,
+    ) {
+        self.pass(enc, p, buffers).dispatch_workgroups_indirect(args, 0);
+    }
+
+    fn pass<'e>(
+        &self,
+        enc: &'e mut wgpu::CommandEncoder,
+        p: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+    ) -> wgpu::ComputePass<'e> {
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
@@ -172,18 +351,14 @@ impl Gpu {
             layout: &p.get_bind_group_layout(0),
             entries: &entries,
         });
-        let groups = threads.div_ceil(256).max(1);
-        let max = self.limits.max_compute_workgroups_per_dimension as u64;
-        let x = groups.min(max.min(65535));
-        let y = groups.div_ceil(x);
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(p);
         pass.set_bind_group(0, &bg, &[]);
-        pass.dispatch_workgroups(x as u32, y as u32, 1);
+        pass
     }
 
-    pub fn submit_wait(&self, enc: wgpu::CommandEncoder) {
-        let i = self.queue.submit([enc.finish()]);
+    pub fn submit_wait(&self, enc: Enc) {
+        let i = self.submit(enc);
         self.device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(i),
@@ -204,7 +379,22 @@ impl Gpu {
     }
 
     /// Reads `bytes` bytes from `b` at `offset` (blocking), after submitting `enc` if given.
-    pub fn read(&self, b: &wgpu::Buffer, offset: u64, bytes: u64, enc: Option<wgpu::CommandEncoder>) -> Vec<u32> {
+    pub fn read(&self, b: &wgpu::Buffer, offset: u64, bytes: u64, enc: Option<Enc>) -> Vec<u32> {
+        let mut enc = enc.unwrap_or_else(|| self.encoder());
+        let staging = self.staging(b, offset, bytes, &mut enc);
+        let i = self.submit(enc);
+        self.map_wait(staging, i)
+    }
+
+    /// [`Gpu::read`] with an encoder outside the clocks.
+    fn read_raw(&self, b: &wgpu::Buffer, offset: u64, bytes: u64, mut enc: wgpu::CommandEncoder) -> Vec<u32> {
+        let staging = self.staging(b, offset, bytes, &mut enc);
+        let i = self.queue.submit([enc.finish()]);
+        self.map_wait(staging, i)
+    }
+
+    /// Records a copy of `bytes` of `b` at `offset` into a new mappable buffer.
+    fn staging(&self, b: &wgpu::Buffer, offset: u64, bytes: u64, enc: &mut wgpu::CommandEncoder) -> wgpu::Buffer {
         let size = bytes.max(4).div_ceil(4) * 4;
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -212,9 +402,11 @@ impl Gpu {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = enc.unwrap_or_else(|| self.device.create_command_encoder(&Default::default()));
         enc.copy_buffer_to_buffer(b, offset, &staging, 0, size);
-        let i = self.queue.submit([enc.finish()]);
+        staging
+    }
+
+    fn map_wait(&self, staging: wgpu::Buffer, i: wgpu::SubmissionIndex) -> Vec<u32> {
         staging.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
         self.device
             .poll(wgpu::PollType::Wait {

@@ -1,7 +1,11 @@
 // Hand-written kernels of the baselines: a block prefix scan, and per workload the static-limit
-// dispatch and the expand-everything levels. Every entry point uses every binding it is given
-// (layouts are derived per entry point). Workgroups of 256, dispatched 2-D past 65535.
+// dispatch, the expand-everything levels and the fixed-buffer (retry) stages. Every entry point
+// uses every binding it is given (layouts are derived per entry point). Workgroups of 256,
+// dispatched 2-D past 65535.
 
+// Parameters. Retry stages also use e = the bump word of their input's count (read by
+// `retry_args`), f = the bump word of their output's count (f + 1: its overflow flag), g = the
+// output's capacity in items.
 struct P {
     n: u32,
     a: u32,
@@ -122,7 +126,7 @@ fn tri_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 
 @group(0) @binding(0) var<storage, read> tl_children: array<vec2<u32>>;
 @group(0) @binding(1) var<storage, read_write> tl_sums: array<atomic<u32>>;
-@group(0) @binding(2) var<uniform> tl_p: P; // n = children
+@group(0) @binding(2) var<storage, read> tl_p: P; // n = children (written by `retry_args` in retry)
 
 @compute @workgroup_size(256)
 fn tri_leaf(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -134,6 +138,19 @@ fn tri_leaf(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
 }
 
 // ---- tree ---- (P: n = nodes in the list, a = depth, b = max_depth, c = seed, d = max_children)
+// The rule of tree.dyn and reference::tree: a node above max_depth has pcg(id ^ seed) %
+// (max_children + 1) children; child j of node id has id pcg(id + j + 1).
+fn tree_fanout(id: u32, depth: u32, p: P) -> u32 {
+    if (depth < p.b) {
+        return pcg(id ^ p.c) % (p.d + 1u);
+    }
+    return 0u;
+}
+
+fn tree_child(id: u32, j: u32) -> u32 {
+    return pcg(id + j + 1u);
+}
+
 @group(0) @binding(0) var<storage, read> rs_nodes: array<vec2<u32>>;
 @group(0) @binding(1) var<storage, read_write> rs_per_depth: array<atomic<u32>>;
 @group(0) @binding(2) var<uniform> rs_p: P;
@@ -149,11 +166,9 @@ fn tree_static(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     let node = rs_nodes[t];
     atomicAdd(&rs_per_depth[node.y], 1u);
     var acc = 0u;
-    if (node.y < rs_p.b) {
-        let c = pcg(node.x ^ rs_p.c) % (rs_p.d + 1u);
-        for (var j = 0u; j < c; j++) {
-            acc = acc ^ pcg(node.x + j + 1u);
-        }
+    let c = tree_fanout(node.x, node.y, rs_p);
+    for (var j = 0u; j < c; j++) {
+        acc = acc ^ tree_child(node.x, j);
     }
     if (acc == 0x9e3779b9u && node.y == 99u) {
         atomicAdd(&rs_per_depth[24], 0u);
@@ -173,11 +188,7 @@ fn tree_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     }
     let id = rc_ids[t];
     atomicAdd(&rc_per_depth[rc_p.a], 1u);
-    var c = 0u;
-    if (rc_p.a < rc_p.b) {
-        c = pcg(id ^ rc_p.c) % (rc_p.d + 1u);
-    }
-    rc_counts[t] = c;
+    rc_counts[t] = tree_fanout(id, rc_p.a, rc_p);
 }
 
 @group(0) @binding(0) var<storage, read> rw_ids: array<u32>;
@@ -195,7 +206,7 @@ fn tree_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let base = rw_off[t];
     let c = rw_off[t + 1u] - base;
     for (var j = 0u; j < c; j++) {
-        rw_next[base + j] = pcg(id + j + 1u);
+        rw_next[base + j] = tree_child(id, j);
     }
 }
 
@@ -297,4 +308,136 @@ fn collatz_static(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
         s++;
     }
     cs_steps[t] = s;
+}
+
+// ---- fixed buffers with overflow and retry (Vello style) ----
+// Every stage bump-allocates its output in a buffer of fixed capacity (P.g items) through the
+// count word bump[P.f]; a reservation that would pass the capacity writes nothing and sets the
+// overflow word bump[P.f + 1]. The next stage's size is that count clamped to the capacity,
+// turned into its P and dispatch arguments on the device by `retry_args`, so an attempt needs no
+// read-back until the host checks the overflow words; on overflow it starts over with doubled
+// buffers.
+
+// ra_p: the next stage's P with n = the capacity of its input; its count is bump[ra_p.e].
+@group(0) @binding(0) var<storage, read> ra_bump: array<u32>;
+@group(0) @binding(1) var<uniform> ra_p: P;
+@group(0) @binding(2) var<storage, read_write> ra_out: P;
+@group(0) @binding(3) var<storage, read_write> ra_args: array<u32, 3>;
+
+@compute @workgroup_size(1)
+fn retry_args() {
+    var q = ra_p;
+    q.n = min(ra_bump[ra_p.e], ra_p.n);
+    ra_out = q;
+    let groups = (q.n + 255u) / 256u;
+    let x = min(groups, 65535u);
+    ra_args[0] = x;
+    ra_args[1] = (groups + x - 1u) / max(x, 1u);
+    ra_args[2] = 1u;
+}
+
+// triangle: each element reserves its n[i] children at once.
+@group(0) @binding(0) var<storage, read> tv_n: array<u32>;
+@group(0) @binding(1) var<storage, read_write> tv_children: array<vec2<u32>>;
+@group(0) @binding(2) var<storage, read_write> tv_bump: array<atomic<u32>>;
+@group(0) @binding(3) var<uniform> tv_p: P; // n = elements
+
+@compute @workgroup_size(256)
+fn tri_reserve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= tv_p.n) {
+        return;
+    }
+    let c = tv_n[t];
+    let base = atomicAdd(&tv_bump[tv_p.f], c);
+    if (base + c > tv_p.g) {
+        atomicStore(&tv_bump[tv_p.f + 1u], 1u);
+        return;
+    }
+    for (var k = 0u; k < c; k++) {
+        tv_children[base + k] = vec2<u32>(t, k);
+    }
+}
+
+// tree: one level; each node counts itself and reserves its children's slots in the next level.
+@group(0) @binding(0) var<storage, read> tg_ids: array<u32>;
+@group(0) @binding(1) var<storage, read_write> tg_next: array<u32>;
+@group(0) @binding(2) var<storage, read_write> tg_bump: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> tg_per_depth: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> tg_p: P;
+
+@compute @workgroup_size(256)
+fn tree_grow(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= tg_p.n) {
+        return;
+    }
+    let id = tg_ids[t];
+    atomicAdd(&tg_per_depth[tg_p.a], 1u);
+    let c = tree_fanout(id, tg_p.a, tg_p);
+    if (c == 0u) {
+        return;
+    }
+    let base = atomicAdd(&tg_bump[tg_p.f], c);
+    if (base + c > tg_p.g) {
+        atomicStore(&tg_bump[tg_p.f + 1u], 1u);
+        return;
+    }
+    for (var j = 0u; j < c; j++) {
+        tg_next[base + j] = tree_child(id, j);
+    }
+}
+
+// bfs, stage 1 of a level: each frontier vertex reserves one (vertex, index) record per edge,
+// as `bfs_write` writes them for expand.
+@group(0) @binding(0) var<storage, read> bg_frontier: array<u32>;
+@group(0) @binding(1) var<storage, read> bg_row: array<u32>;
+@group(0) @binding(2) var<storage, read_write> bg_pairs: array<vec2<u32>>;
+@group(0) @binding(3) var<storage, read_write> bg_bump: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> bg_p: P;
+
+@compute @workgroup_size(256)
+fn bfs_gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= bg_p.n) {
+        return;
+    }
+    let u = bg_frontier[t];
+    let c = bg_row[u + 1u] - bg_row[u];
+    let base = atomicAdd(&bg_bump[bg_p.f], c);
+    if (base + c > bg_p.g) {
+        atomicStore(&bg_bump[bg_p.f + 1u], 1u);
+        return;
+    }
+    for (var k = 0u; k < c; k++) {
+        bg_pairs[base + k] = vec2<u32>(u, k);
+    }
+}
+
+// bfs, stage 2: each record relaxes its edge (as `bfs_relax`); a vertex reached first at this
+// level (P.a) reserves one slot of the next frontier.
+@group(0) @binding(0) var<storage, read> bp_pairs: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> bp_row: array<u32>;
+@group(0) @binding(2) var<storage, read> bp_col: array<u32>;
+@group(0) @binding(3) var<storage, read_write> bp_dist: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> bp_next: array<u32>;
+@group(0) @binding(5) var<storage, read_write> bp_bump: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read> bp_p: P;
+
+@compute @workgroup_size(256)
+fn bfs_push(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= bp_p.n) {
+        return;
+    }
+    let e = bp_pairs[t];
+    let v = bp_col[bp_row[e.x] + e.y];
+    if (atomicMin(&bp_dist[v], bp_p.a) > bp_p.a) {
+        let slot = atomicAdd(&bp_bump[bp_p.f], 1u);
+        if (slot >= bp_p.g) {
+            atomicStore(&bp_bump[bp_p.f + 1u], 1u);
+            return;
+        }
+        bp_next[slot] = v;
+    }
 }

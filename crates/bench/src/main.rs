@@ -1,5 +1,5 @@
-//! `dyngc-bench`: dyngc against expand-everything, the static limit and the CPU, on the shipped
-//! examples. Every GPU result is checked against the CPU reference before its time is recorded.
+//! `dyngc-bench`: dyngc against expand-everything, fixed buffers with retry, the static limit
+//! and the CPU, on the shipped examples. Every GPU result is checked against the CPU reference before its time is recorded.
 //! See `docs/performance.md`.
 
 mod dynrun;
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(
     name = "dyngc-bench",
-    about = "Benchmarks dyngc against expand-everything, the static limit and the CPU"
+    about = "Benchmarks dyngc against expand-everything, fixed buffers with retry, the static limit and the CPU"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -54,9 +54,19 @@ pub struct RunArgs {
     /// dyngc workers (persistent workgroups); default: the manifest's.
     #[arg(long)]
     pub workers: Option<u32>,
-    /// Methods to run: cpu, static, expand, dyngc.
-    #[arg(long, value_delimiter = ',', default_value = "cpu,static,expand,dyngc")]
+    /// Methods to run: cpu, static, expand, retry, dyngc.
+    #[arg(long, value_delimiter = ',', default_value = "cpu,static,expand,retry,dyngc")]
     pub methods: Vec<String>,
+    /// Retry: every stage buffer starts at this many times the items of the workload's input
+    /// (triangle: elements, bfs: vertices; tree: none), at least `--retry-min-items`.
+    #[arg(long, default_value_t = 2)]
+    pub retry_factor: u64,
+    /// Retry: the smallest starting capacity of a stage buffer, in items.
+    #[arg(long, default_value_t = 65536)]
+    pub retry_min_items: u64,
+    /// Wall time only, even where the device has GPU timestamps.
+    #[arg(long)]
+    pub no_timestamps: bool,
     /// dyngc: give up on a run after this many seconds (recorded as an error, not a time).
     #[arg(long, default_value_t = 60.0)]
     pub timeout_s: f64,
@@ -71,8 +81,35 @@ pub struct RunArgs {
     pub note: String,
 }
 
-/// One method on one case: its repetitions and what the schedule did.
+/// Median and range of a set of repetitions.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(times: &[f64]) -> Option<Spread> {
+        let mut t = times.to_vec();
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let n = t.len();
+        (n > 0).then(|| Spread {
+            median: if n % 2 == 1 {
+                t[n / 2]
+            } else {
+                (t[n / 2 - 1] + t[n / 2]) / 2.0
+            },
+            min: t[0],
+            max: t[n - 1],
+        })
+    }
+}
+
+/// One method on one case: its repetitions and what the schedule did. (Fields missing from
+/// older result files read as their defaults.)
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Record {
     pub workload: String,
     pub case: String,
@@ -81,14 +118,23 @@ pub struct Record {
     pub method: String,
     pub arena_bytes: Option<u64>,
     pub workers: Option<u32>,
+    /// Wall clock per repetition, and its spread.
     pub times_s: Vec<f64>,
     pub median_s: f64,
     pub min_s: f64,
     pub max_s: f64,
+    /// GPU timestamps per repetition (summed over the submissions), and their spread; empty and
+    /// None where the device has no timestamps (and for the CPU).
+    pub gpu_times_s: Vec<f64>,
+    pub gpu: Option<Spread>,
     /// Device memory the schedule allocated at its peak (inputs and outputs included).
     pub peak_bytes: u64,
+    /// Units over the GPU median where there is one, else over the wall median.
     pub units_per_s: f64,
-    /// Submissions after the first (dyngc), host round trips (expand: one per level).
+    /// Retry: attempts that overflowed and were run again with doubled buffers.
+    pub reruns: u64,
+    /// Submissions after the first (dyngc), host round trips (expand: one per level; retry: one
+    /// per attempt, bfs one per batch of levels).
     pub relaunches: u64,
     /// dyngc: spawns that found the ring full and ran serially.
     pub fallbacks: u64,

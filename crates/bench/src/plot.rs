@@ -66,8 +66,11 @@ pub fn plot_all(records: &[(String, Record)], out: &Path) -> Vec<PathBuf> {
 }
 
 fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result<(), Box<dyn std::error::Error>> {
+    // GPU timestamps if every point has them, else the wall clock for all.
+    let gpu = rs.iter().all(|r| r.gpu.is_some());
+    let time = |r: &Record| r.gpu.as_ref().filter(|_| gpu).map_or(r.median_s, |g| g.median);
     let xs = rs.iter().map(|r| r.peak_bytes as f64 / 1048576.0);
-    let ys = rs.iter().map(|r| r.median_s);
+    let ys = rs.iter().map(|r| time(r));
     let (x0, x1) = xs.fold((f64::MAX, 0f64), |(a, b), x| (a.min(x), b.max(x)));
     let (y0, y1) = ys.fold((f64::MAX, 0f64), |(a, b), y| (a.min(y), b.max(y)));
     let root = BitMapBackend::new(path, (1000, 700)).into_drawing_area();
@@ -84,7 +87,11 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
     chart
         .configure_mesh()
         .x_desc("peak device memory allocated by the schedule (MiB, log)")
-        .y_desc("median time (s, log)")
+        .y_desc(if gpu {
+            "median GPU time, timestamps (s, log)"
+        } else {
+            "median wall time (s, log)"
+        })
         .label_style(("sans-serif", 14))
         .draw()?;
     let mut cases: Vec<&str> = rs.iter().map(|r| r.case.as_str()).collect();
@@ -92,15 +99,16 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
     let style = |m: &str| match m {
         "static" => BLACK,
         "expand" => RED,
+        "retry" => RGBColor(0, 150, 0),
         _ => BLUE,
     };
-    for m in ["static", "expand", "dyngc"] {
+    for m in ["static", "expand", "retry", "dyngc"] {
         let mut first = true;
         for case in &cases {
             let mut pts: Vec<(f64, f64, Option<u64>)> = rs
                 .iter()
                 .filter(|r| r.method == m && r.case == *case)
-                .map(|r| (r.peak_bytes as f64 / 1048576.0, r.median_s, r.arena_bytes))
+                .map(|r| (r.peak_bytes as f64 / 1048576.0, time(r), r.arena_bytes))
                 .collect();
             if pts.is_empty() {
                 continue;
@@ -146,9 +154,11 @@ fn bytes(b: u64) -> String {
     dyngc_runtime::format_bytes(b)
 }
 
+/// The table: wall clock for every method; GPU timestamps (summed over the method's submissions)
+/// where the device had them; units/s from the GPU time where given, else the wall time.
 pub fn table(records: &[(String, Record)]) -> String {
     let mut s = String::from(
-        "| device | workload | case | method | arena | median s | min–max s | peak memory | units/s | relaunches | fallbacks | launches |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| device | workload | case | method | arena | wall median s | wall min–max s | GPU median s | GPU min–max s | peak memory | units/s | re-runs | relaunches | fallbacks | launches |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for (d, r) in records {
         if let Some(e) = &r.error {
@@ -159,7 +169,7 @@ pub fn table(records: &[(String, Record)]) -> String {
                 .replace('|', "/")
                 .replace('\n', " ");
             s += &format!(
-                "| {d} | {} | {} | {} | {} | — | — | — | — | — | — | error: {e} |\n",
+                "| {d} | {} | {} | {} | {} | — | — | — | — | — | — | — | — | — | error: {e} |\n",
                 r.workload,
                 r.case,
                 r.method,
@@ -168,7 +178,7 @@ pub fn table(records: &[(String, Record)]) -> String {
             continue;
         }
         s += &format!(
-            "| {d} | {} | {} | {} | {} | {:.4} | {:.4}–{:.4} | {} | {:.3e} | {} | {} | {} |\n",
+            "| {d} | {} | {} | {} | {} | {:.4} | {:.4}–{:.4} | {} | {} | {} | {:.3e} | {} | {} | {} | {} |\n",
             r.workload,
             r.case,
             r.method,
@@ -176,12 +186,17 @@ pub fn table(records: &[(String, Record)]) -> String {
             r.median_s,
             r.min_s,
             r.max_s,
+            r.gpu.as_ref().map_or("—".into(), |g| format!("{:.4}", g.median)),
+            r.gpu
+                .as_ref()
+                .map_or("—".into(), |g| format!("{:.4}–{:.4}", g.min, g.max)),
             if r.method == "cpu" {
                 "host".to_string()
             } else {
                 bytes(r.peak_bytes)
             },
             r.units_per_s,
+            r.reruns,
             r.relaunches,
             r.fallbacks,
             r.launches

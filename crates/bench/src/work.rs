@@ -1,8 +1,9 @@
-//! The workloads and their schedules: CPU (rayon), static limit, expand-everything, dyngc.
+//! The workloads and their schedules: CPU (rayon), static limit, expand-everything, fixed
+//! buffers with overflow and retry, dyngc.
 
 use crate::dynrun::{self, words};
 use crate::gpu::{words_bytes, Gpu, Mem};
-use crate::{Record, Results, RunArgs};
+use crate::{Record, Results, RunArgs, Spread};
 use dyngc_reference as reference;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -28,6 +29,11 @@ const ENTRIES: &[&str] = &[
     "bfs_relax",
     "bfs_compact",
     "collatz_static",
+    "retry_args",
+    "tri_reserve",
+    "tree_grow",
+    "bfs_gather",
+    "bfs_push",
 ];
 
 impl K {
@@ -52,7 +58,10 @@ impl K {
 #[derive(Default)]
 struct Sample {
     secs: f64,
+    /// GPU time of the submissions (timestamps), where the device has them.
+    gpu_secs: Option<f64>,
     peak: u64,
+    reruns: u64,
     relaunches: u64,
     fallbacks: u64,
     launches: u64,
@@ -77,10 +86,12 @@ fn measure(
         ..Default::default()
     };
     let mut last = Sample::default();
+    let mut gpu = Vec::new();
     for rep in 0..reps.max(1) {
         match f() {
             Ok(s) => {
                 rec.times_s.push(s.secs);
+                gpu.extend(s.gpu_secs);
                 last = s;
             }
             Err(e) => {
@@ -90,19 +101,20 @@ fn measure(
             }
         }
     }
-    if !rec.times_s.is_empty() {
-        let mut t = rec.times_s.clone();
-        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        rec.median_s = if t.len() % 2 == 1 {
-            t[t.len() / 2]
-        } else {
-            (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
-        };
-        rec.min_s = t[0];
-        rec.max_s = t[t.len() - 1];
-        rec.units_per_s = units as f64 / rec.median_s;
+    if let Some(s) = Spread::of(&rec.times_s) {
+        (rec.median_s, rec.min_s, rec.max_s) = (s.median, s.min, s.max);
+        rec.units_per_s = units as f64 / s.median;
+    }
+    // GPU time only if every repetition has it; it is then the time units/s are computed from.
+    if gpu.len() == rec.times_s.len() {
+        rec.gpu = Spread::of(&gpu);
+        rec.gpu_times_s = gpu;
+    }
+    if let Some(s) = &rec.gpu {
+        rec.units_per_s = units as f64 / s.median;
     }
     rec.peak_bytes = last.peak;
+    rec.reruns = last.reruns;
     rec.relaunches = last.relaunches;
     rec.fallbacks = last.fallbacks;
     rec.launches = last.launches;
@@ -110,7 +122,7 @@ fn measure(
     rec.workers = last.workers;
     rec.extra = last.extra;
     eprintln!(
-        "  {workload:<8} {case:<12} {:<22} median {:>10.4} s  [{:.4}, {:.4}]  peak {:>12} B  {:.3e} units/s  relaunches {} fallbacks {}{}",
+        "  {workload:<8} {case:<12} {:<22} median {:>10.4} s  [{:.4}, {:.4}]  gpu {}  peak {:>12} B  {:.3e} units/s  reruns {} relaunches {} fallbacks {}{}",
         match rec.arena_bytes {
             Some(a) => format!("{method} arena={a}"),
             None => method.to_string(),
@@ -118,8 +130,10 @@ fn measure(
         rec.median_s,
         rec.min_s,
         rec.max_s,
+        rec.gpu.as_ref().map_or("-".into(), |g| format!("{:.4} s", g.median)),
         rec.peak_bytes,
         rec.units_per_s,
+        rec.reruns,
         rec.relaunches,
         rec.fallbacks,
         if rec.error.is_some() { "  (ERROR)" } else { "" }
@@ -188,23 +202,23 @@ fn one_dispatch(
     n: u64,
     (name, out, want): Expect,
 ) -> Result<Sample, String> {
-    g.idle();
-    let t = Instant::now();
-    let mut enc = g.device.create_command_encoder(&Default::default());
+    let t = g.start();
+    let mut enc = g.encoder();
     g.dispatch(&mut enc, entry, bindings, n);
-    g.submit_wait(enc);
-    let secs = t.elapsed().as_secs_f64();
+    g.submit(enc);
+    let times = g.stop(t);
     check(name, &g.read_all(out), want)?;
     Ok(Sample {
-        secs,
+        secs: times.wall,
+        gpu_secs: times.gpu,
         peak: mem.peak(),
         launches: 1,
         ..Default::default()
     })
 }
 
-/// The end of a level-by-level run started at `t`: waits for the GPU, stops the clock and
-/// checks the result.
+/// The end of a level-by-level run started at `t` (by [`Gpu::start`]): waits for the GPU,
+/// stops the clocks and checks the result.
 fn levels_done(
     g: &Gpu,
     mem: &Mem,
@@ -213,16 +227,92 @@ fn levels_done(
     round_trips: u64,
     dispatches: u64,
 ) -> Result<Sample, String> {
-    g.idle();
-    let secs = t.elapsed().as_secs_f64();
+    let times = g.stop(t);
     check(name, &g.read_all(out), want)?;
     Ok(Sample {
-        secs,
+        secs: times.wall,
+        gpu_secs: times.gpu,
         peak: mem.peak(),
         relaunches: round_trips,
         launches: dispatches,
         ..Default::default()
     })
+}
+
+/// What one attempt of the retry baseline saw: per stage, whether its buffer overflowed.
+struct Attempt {
+    overflow: Vec<bool>,
+    round_trips: u64,
+    dispatches: u64,
+}
+
+/// The retry baseline's loop (Vello's): runs `attempt` with the stage capacities `caps` (in
+/// items); while any stage overflowed, doubles the capacity of each stage that did and runs the
+/// whole attempt again. Timed from the first attempt to the last one's end, failed attempts and
+/// their allocations included; then checks the result.
+fn retry(
+    g: &Gpu,
+    mem: &Mem,
+    mut caps: Vec<u64>,
+    mut attempt: impl FnMut(u64, &[u64]) -> Result<Attempt, String>,
+    (name, out, want): Expect,
+) -> Result<Sample, String> {
+    let initial = caps.clone();
+    let t = g.start();
+    let (mut reruns, mut round_trips, mut dispatches) = (0u64, 0u64, 0u64);
+    let last = loop {
+        let ta = Instant::now();
+        let a =
+            attempt(reruns, &caps).map_err(|e| format!("attempt {} (capacities {caps:?} items): {e}", reruns + 1))?;
+        round_trips += a.round_trips;
+        dispatches += a.dispatches;
+        if !a.overflow.contains(&true) {
+            break ta.elapsed().as_secs_f64();
+        }
+        for (c, o) in caps.iter_mut().zip(&a.overflow) {
+            if *o {
+                *c *= 2;
+            }
+        }
+        reruns += 1;
+    };
+    let times = g.stop(t);
+    check(name, &g.read_all(out), want)?;
+    Ok(Sample {
+        secs: times.wall,
+        gpu_secs: times.gpu,
+        peak: mem.peak(),
+        reruns,
+        relaunches: round_trips,
+        launches: dispatches,
+        extra: serde_json::json!({ "initial_capacity_items": initial, "final_capacity_items": caps, "last_attempt_wall_s": last }),
+        ..Default::default()
+    })
+}
+
+/// An attempt's bump words, and the buffers where `retry_args` leaves the next stage's
+/// parameters and dispatch arguments.
+struct Bump<'a> {
+    words: &'a wgpu::Buffer,
+    params: &'a wgpu::Buffer,
+    args: &'a wgpu::Buffer,
+}
+
+/// Records `retry_args` (the next stage's parameters `p` with n = the count `words[p.e]` clamped
+/// to the capacity `p.n`, and its workgroup counts), then `entry` dispatched indirectly over
+/// them with `bindings` (the last of which must be `b.params`).
+fn retry_stage(
+    g: &Gpu,
+    k: &K,
+    enc: &mut wgpu::CommandEncoder,
+    b: &Bump,
+    p: &[u32],
+    entry: &str,
+    bindings: &[&wgpu::Buffer],
+) {
+    let template = g.uniform(p);
+    g.dispatch(enc, k.get("retry_args"), &[b.words, &template, b.params, b.args], 1);
+    g.dispatch_indirect(enc, k.get(entry), bindings, b.args);
 }
 
 struct Ctx<'a> {
@@ -234,6 +324,11 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn wants(&self, m: &str) -> bool {
         self.args.methods.iter().any(|x| x == m)
+    }
+
+    /// The retry baseline's first capacity, in items, of a stage fed by `input` items of input.
+    fn retry_initial(&self, input: u64) -> u64 {
+        (self.args.retry_factor * input).max(self.args.retry_min_items).max(1)
     }
 
     /// The arena sizes to try for `min` bytes of minimum, `expand_peak` the expand baseline's.
@@ -312,10 +407,12 @@ impl Ctx<'_> {
                 )?;
                 Ok(Sample {
                     secs: d.secs,
+                    gpu_secs: d.gpu_secs,
                     peak: d.peak_bytes,
                     relaunches: d.submissions.saturating_sub(1),
                     fallbacks: d.fallbacks,
                     launches: d.launches,
+                    reruns: 0,
                     arena: Some(d.arena_bytes),
                     workers: Some(d.workers),
                     extra: serde_json::json!({ "requested_arena_bytes": arena, "min_arena_bytes": c.manifest.executor.arena.min_bytes, "stats": d.stats }),
@@ -328,7 +425,7 @@ impl Ctx<'_> {
 
 pub fn run_all(args: &RunArgs) -> Results {
     let started = Instant::now();
-    let g = crate::gpu::open(&args.backend).unwrap_or_else(|e| {
+    let g = crate::gpu::open(&args.backend, !args.no_timestamps).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
@@ -384,8 +481,8 @@ fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
             "name": g.info.name, "backend": format!("{:?}", g.info.backend), "driver": g.info.driver,
             "driver_info": g.info.driver_info, "device_type": format!("{:?}", g.info.device_type),
         },
-        "timestamp_query": false,
-        "timing": "wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded)",
+        "timestamp_query": g.has_timestamps(),
+        "timing": "times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s",
         "command": std::env::args().collect::<Vec<_>>().join(" "),
         "note": args.note,
         "cpu_threads": rayon::current_num_threads(),
@@ -483,34 +580,70 @@ fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
             let mem = Mem::default();
             let nb = g.upload(&mem, "n", &n_bytes)?;
             let sums = g.buffer(&mem, "sums", 4 * e)?;
-            g.idle();
-            let t = Instant::now();
+            let t = g.start();
             let counts = g.buffer(&mem, "counts", 4 * (e + 1))?;
             let p = g.uniform(&[e as u32]);
-            let mut enc = g.device.create_command_encoder(&Default::default());
+            let mut enc = g.encoder();
             g.dispatch(&mut enc, k.get("tri_count"), &[&nb, &counts, &p], e);
             let temps = scan(g, k, &mem, &mut enc, &counts, e + 1)?;
             let total = g.read(&counts, 4 * e, 4, Some(enc))[0] as u64;
             free_all(&mem, temps);
             let children = g.buffer(&mem, "children", 8 * total)?;
             let p2 = g.uniform(&[total as u32]);
-            let mut enc = g.device.create_command_encoder(&Default::default());
+            let mut enc = g.encoder();
             g.dispatch(&mut enc, k.get("tri_write"), &[&nb, &counts, &children, &p], e);
             g.dispatch(&mut enc, k.get("tri_leaf"), &[&children, &sums, &p2], total);
-            g.submit_wait(enc);
-            let secs = t.elapsed().as_secs_f64();
+            g.submit(enc);
+            let times = g.stop(t);
             let peak = mem.peak();
             mem.free(children);
             mem.free(counts);
             check("sums", &g.read_all(&sums), &want)?;
             Ok(Sample {
-                secs,
+                secs: times.wall,
+                gpu_secs: times.gpu,
                 peak,
                 relaunches: 1,
                 launches: 4,
                 extra: serde_json::json!({ "levels": 2 }),
                 ..Default::default()
             })
+        }));
+    }
+
+    if ctx.wants("retry") {
+        recs.push(measure("triangle", &case, sum, "retry", reps, || {
+            let mem = Mem::default();
+            let nb = g.upload(&mem, "n", &n_bytes)?;
+            let sums = g.buffer(&mem, "sums", 4 * e)?;
+            let caps = vec![ctx.retry_initial(e)];
+            let attempt = |_: u64, caps: &[u64]| {
+                // bump: children count, children overflow.
+                let bump = g.buffer(&mem, "bump", 8)?;
+                let children = g.buffer(&mem, "children", 8 * caps[0])?;
+                let params = g.buffer(&mem, "leaf params", 32)?;
+                let args = g.buffer(&mem, "leaf dispatch", 12)?;
+                let b = Bump {
+                    words: &bump,
+                    params: &params,
+                    args: &args,
+                };
+                let p = g.uniform(&[e as u32, 0, 0, 0, 0, 0, 0, caps[0] as u32]);
+                let mut enc = g.encoder();
+                enc.clear_buffer(&sums, 0, None);
+                g.dispatch(&mut enc, k.get("tri_reserve"), &[&nb, &children, &bump, &p], e);
+                let leaf = [caps[0] as u32, 0, 0, 0, 0, 0, 0, 0];
+                let bind = [&children, &sums, &params];
+                retry_stage(g, k, &mut enc, &b, &leaf, "tri_leaf", &bind);
+                let w = g.read(&bump, 0, 8, Some(enc));
+                free_all(&mem, vec![bump, children, params, args]);
+                Ok(Attempt {
+                    overflow: vec![w[1] != 0],
+                    round_trips: 1,
+                    dispatches: 3,
+                })
+            };
+            retry(g, &mem, caps, attempt, ("sums", &sums, &want))
         }));
     }
 
@@ -646,13 +779,12 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             let mem = Mem::default();
             let per = g.buffer(&mem, "per_depth", 100)?;
             let mut ids = g.upload(&mem, "level 0", &words_bytes(&[0]))?;
-            g.idle();
-            let t = Instant::now();
+            let t = g.start();
             let (mut m, mut depth, mut round_trips, mut dispatches) = (1u64, 0u32, 0u64, 0u64);
             loop {
                 let counts = g.buffer(&mem, "counts", 4 * (m + 1))?;
                 let p = g.uniform(&[m as u32, depth, max_depth, seed, TREE_CHILDREN]);
-                let mut enc = g.device.create_command_encoder(&Default::default());
+                let mut enc = g.encoder();
                 g.dispatch(&mut enc, k.get("tree_count"), &[&ids, &counts, &per, &p], m);
                 dispatches += 1;
                 if depth == max_depth {
@@ -670,10 +802,10 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
                     break;
                 }
                 let next = g.buffer(&mem, "next level", 4 * total)?;
-                let mut enc = g.device.create_command_encoder(&Default::default());
+                let mut enc = g.encoder();
                 g.dispatch(&mut enc, k.get("tree_write"), &[&ids, &counts, &next, &p], m);
                 dispatches += 1;
-                g.queue.submit([enc.finish()]);
+                g.submit(enc);
                 free_all(&mem, vec![ids, counts]);
                 ids = next;
                 m = total;
@@ -682,6 +814,55 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             let s = levels_done(g, &mem, t, ("per_depth", &per, &want), round_trips, dispatches)?;
             Ok(Sample {
                 extra: extra.clone(),
+                ..s
+            })
+        }));
+    }
+
+    if ctx.wants("retry") {
+        recs.push(measure("tree", &case, nodes, "retry", reps, || {
+            let mem = Mem::default();
+            let per = g.buffer(&mem, "per_depth", 100)?;
+            // No input data: the fixed minimum.
+            let caps = vec![ctx.retry_initial(0)];
+            let attempt = |_: u64, caps: &[u64]| {
+                let cap = caps[0] as u32;
+                // bump: count and overflow of level buffer 0, then of level buffer 1.
+                let bump = g.buffer(&mem, "bump", 16)?;
+                let ids = [
+                    g.buffer(&mem, "level ids", 4 * caps[0])?,
+                    g.buffer(&mem, "level ids", 4 * caps[0])?,
+                ];
+                let params = g.buffer(&mem, "level params", 32)?;
+                let args = g.buffer(&mem, "level dispatch", 12)?;
+                let b = Bump {
+                    words: &bump,
+                    params: &params,
+                    args: &args,
+                };
+                // Level 0: the root, id 0 (the buffer is zeroed).
+                g.queue.write_buffer(&bump, 0, &words_bytes(&[1]));
+                let mut enc = g.encoder();
+                enc.clear_buffer(&per, 0, None);
+                for d in 0..=max_depth {
+                    let (i, o) = ((d % 2) as usize, 1 - (d % 2) as usize);
+                    enc.clear_buffer(&bump, 8 * o as u64, Some(4));
+                    let p = [cap, d, max_depth, seed, TREE_CHILDREN, 2 * i as u32, 2 * o as u32, cap];
+                    let bind = [&ids[i], &ids[o], &bump, &per, &params];
+                    retry_stage(g, k, &mut enc, &b, &p, "tree_grow", &bind);
+                }
+                let w = g.read(&bump, 0, 16, Some(enc));
+                let [a, b] = ids;
+                free_all(&mem, vec![bump, a, b, params, args]);
+                Ok(Attempt {
+                    overflow: vec![w[1] != 0 || w[3] != 0],
+                    round_trips: 1,
+                    dispatches: 2 * (max_depth as u64 + 1),
+                })
+            };
+            let s = retry(g, &mem, caps, attempt, ("per_depth", &per, &want))?;
+            Ok(Sample {
+                extra: merge(&extra, s.extra.clone()),
                 ..s
             })
         }));
@@ -770,6 +951,19 @@ pub fn kronecker(scale: u32, edge_factor: u64, seed: u64) -> reference::Csr {
     reference::Csr { row_ptr, col_idx }
 }
 
+/// Retry: bfs levels recorded per submission; the host reads the counts and overflow flags
+/// after each batch (a frontier's end is found only there).
+const BFS_BATCH: u32 = 16;
+
+/// `a`'s fields with `b`'s added (both JSON objects).
+fn merge(a: &serde_json::Value, b: serde_json::Value) -> serde_json::Value {
+    let mut m = a.clone();
+    if let (Some(m), serde_json::Value::Object(b)) = (m.as_object_mut(), b) {
+        m.extend(b);
+    }
+    m
+}
+
 fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
     let (g, k) = (ctx.g, ctx.k);
     let t = Instant::now();
@@ -810,6 +1004,9 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
     let extra = serde_json::json!({ "vertices": v, "directed_edges": graph.col_idx.len(), "reached": reached, "levels": levels, "source": source });
     let row_bytes = words_bytes(&graph.row_ptr);
     let col_bytes = words_bytes(&graph.col_idx);
+    let mut d0 = vec![u32::MAX; v as usize];
+    d0[source as usize] = 0;
+    let d0_bytes = words_bytes(&d0);
     let mut recs = Vec::new();
     let reps = ctx.args.reps;
 
@@ -832,18 +1029,15 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
             let mem = Mem::default();
             let row = g.upload(&mem, "row_ptr", &row_bytes)?;
             let col = g.upload(&mem, "col_idx", &col_bytes)?;
-            let mut d0 = vec![u32::MAX; v as usize];
-            d0[source as usize] = 0;
-            let dist = g.upload(&mem, "dist", &words_bytes(&d0))?;
+            let dist = g.upload(&mem, "dist", &d0_bytes)?;
             let mut frontier = g.upload(&mem, "frontier", &words_bytes(&[source]))?;
-            g.idle();
-            let t = Instant::now();
+            let t = g.start();
             let (mut m, mut level, mut round_trips, mut dispatches) = (1u64, 0u32, 0u64, 0u64);
             loop {
                 level += 1;
                 let counts = g.buffer(&mem, "counts", 4 * (m + 1))?;
                 let p = g.uniform(&[m as u32]);
-                let mut enc = g.device.create_command_encoder(&Default::default());
+                let mut enc = g.encoder();
                 g.dispatch(&mut enc, k.get("bfs_count"), &[&frontier, &row, &counts, &p], m);
                 let temps = scan(g, k, &mem, &mut enc, &counts, m + 1)?;
                 dispatches += 2 * temps.len() as u64;
@@ -857,7 +1051,7 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                 let pairs = g.buffer(&mem, "edge children", 8 * total)?;
                 let flags = g.buffer(&mem, "flags", 4 * (total + 1))?;
                 let p2 = g.uniform(&[total as u32, level]);
-                let mut enc = g.device.create_command_encoder(&Default::default());
+                let mut enc = g.encoder();
                 g.dispatch(&mut enc, k.get("bfs_write"), &[&frontier, &counts, &pairs, &p], m);
                 g.dispatch(
                     &mut enc,
@@ -876,7 +1070,7 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                     break;
                 }
                 let next = g.buffer(&mem, "frontier", 4 * found)?;
-                let mut enc = g.device.create_command_encoder(&Default::default());
+                let mut enc = g.encoder();
                 g.dispatch(
                     &mut enc,
                     k.get("bfs_compact"),
@@ -884,7 +1078,7 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                     total,
                 );
                 dispatches += 1;
-                g.queue.submit([enc.finish()]);
+                g.submit(enc);
                 free_all(&mem, vec![pairs, flags]);
                 frontier = next;
                 m = found;
@@ -892,6 +1086,74 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
             let s = levels_done(g, &mem, t, ("dist", &dist, &want), round_trips, dispatches)?;
             Ok(Sample {
                 extra: extra.clone(),
+                ..s
+            })
+        }));
+    }
+
+    if ctx.wants("retry") {
+        recs.push(measure("bfs", &case, units, "retry", reps, || {
+            let mem = Mem::default();
+            let row = g.upload(&mem, "row_ptr", &row_bytes)?;
+            let col = g.upload(&mem, "col_idx", &col_bytes)?;
+            let dist = g.upload(&mem, "dist", &d0_bytes)?;
+            // Stages: the frontier (vertices) and the edge records (edges of the frontier).
+            let caps = vec![ctx.retry_initial(v); 2];
+            let attempt = |rerun: u64, caps: &[u64]| {
+                let (cf, ce) = (caps[0] as u32, caps[1] as u32);
+                if rerun > 0 {
+                    g.queue.write_buffer(&dist, 0, &d0_bytes);
+                }
+                // bump: count and overflow of frontier 0, of frontier 1, of the edge records.
+                let bump = g.buffer(&mem, "bump", 24)?;
+                let fr = [
+                    g.buffer(&mem, "frontier", 4 * caps[0])?,
+                    g.buffer(&mem, "frontier", 4 * caps[0])?,
+                ];
+                let pairs = g.buffer(&mem, "edge children", 8 * caps[1])?;
+                let params = g.buffer(&mem, "stage params", 32)?;
+                let args = g.buffer(&mem, "stage dispatch", 12)?;
+                let b = Bump {
+                    words: &bump,
+                    params: &params,
+                    args: &args,
+                };
+                g.queue.write_buffer(&bump, 0, &words_bytes(&[1]));
+                g.queue.write_buffer(&fr[0], 0, &words_bytes(&[source]));
+                let (mut level, mut cur, mut round_trips) = (0u32, 0usize, 0u64);
+                let overflow = loop {
+                    let mut enc = g.encoder();
+                    for _ in 0..BFS_BATCH {
+                        level += 1;
+                        let (i, o) = (cur, 1 - cur);
+                        enc.clear_buffer(&bump, 16, Some(4));
+                        let p = [cf, level, 0, 0, 0, 2 * i as u32, 4, ce];
+                        let bind = [&fr[i], &row, &pairs, &bump, &params];
+                        retry_stage(g, k, &mut enc, &b, &p, "bfs_gather", &bind);
+                        enc.clear_buffer(&bump, 8 * o as u64, Some(4));
+                        let p = [ce, level, 0, 0, 0, 4, 2 * o as u32, cf];
+                        let bind = [&pairs, &row, &col, &dist, &fr[o], &bump, &params];
+                        retry_stage(g, k, &mut enc, &b, &p, "bfs_push", &bind);
+                        cur = o;
+                    }
+                    let w = g.read(&bump, 0, 24, Some(enc));
+                    round_trips += 1;
+                    let overflow = vec![w[1] != 0 || w[3] != 0, w[5] != 0];
+                    if overflow.contains(&true) || w[2 * cur] == 0 {
+                        break overflow;
+                    }
+                };
+                let [a, b] = fr;
+                free_all(&mem, vec![bump, a, b, pairs, params, args]);
+                Ok(Attempt {
+                    overflow,
+                    round_trips,
+                    dispatches: 4 * level as u64,
+                })
+            };
+            let s = retry(g, &mem, caps, attempt, ("dist", &dist, &want))?;
+            Ok(Sample {
+                extra: merge(&extra, s.extra.clone()),
                 ..s
             })
         }));
@@ -984,6 +1246,53 @@ mod tests {
         assert_eq!(edges, rev);
         // Edge factor 16 minus dropped self-loops, both directions.
         assert!(edges.len() > 2 * 16 * 256 * 9 / 10 && edges.len() <= 2 * 16 * 256);
+    }
+
+    /// Starting from 16-item buffers, every retry workload must overflow, grow and still end
+    /// with the reference's result (checked inside the method; a wrong one is an error).
+    #[test]
+    fn retry_grows_until_the_result_is_right() {
+        let g = match crate::gpu::open("", false) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                return;
+            }
+        };
+        let k = K::new(&g).unwrap();
+        let argv = [
+            "dyngc-bench",
+            "run",
+            "--case",
+            "-",
+            "--out",
+            "-",
+            "--reps",
+            "1",
+            "--methods",
+            "retry",
+        ];
+        let small = ["--retry-factor", "0", "--retry-min-items", "16"];
+        let crate::Cmd::Run(args) = <crate::Cli as clap::Parser>::parse_from(argv.iter().chain(&small)).cmd else {
+            unreachable!()
+        };
+        let ctx = Ctx {
+            g: &g,
+            k: &k,
+            args: &args,
+        };
+        let recs = [
+            triangle(&ctx, 10_000),
+            tree(&ctx, 1000),
+            bfs(&ctx, "kron8"),
+            bfs(&ctx, "star300"),
+        ]
+        .concat();
+        assert_eq!(recs.len(), 4);
+        for r in &recs {
+            assert_eq!(r.error, None, "{} {}", r.workload, r.case);
+            assert!(r.reruns > 0, "{} {}: no overflow from 16 items", r.workload, r.case);
+        }
     }
 
     #[test]

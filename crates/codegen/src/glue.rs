@@ -140,6 +140,20 @@ pub fn executor_glue(program: &Program) -> String {
         size_expr(program, &entry.count)
     );
 
+    // The graph-level loop: its exit condition and round limit (docs/executor.md, "Rounds").
+    let _ = writeln!(out, "const DYN_LOOP: bool = {};", entry.until.is_some());
+    let _ = writeln!(
+        out,
+        "const DYN_MAX_ROUNDS: u32 = {}u;\n",
+        entry.max_rounds.unwrap_or(u32::MAX)
+    );
+    out.push_str("fn dyn_until() -> bool ");
+    match &entry.until {
+        Some(block) => out.push_str(&program.source[block.span.clone()]),
+        None => out.push_str("{\n    return true;\n}"),
+    }
+    out.push_str("\n\n");
+
     out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
     for (id, stage) in program.stages.iter().enumerate() {
         let payload = match &stage.payload {

@@ -39,7 +39,8 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("STACK_HIGH_WATER", 15),
     ("FALLBACKS", 16),
     ("SPLITS", 17),
-    ("UNITS", 18),
+    ("ROUNDS", 18),
+    ("UNITS", 19),
 ];
 
 /// Statistics exposed in the manifest: (control word name, stat name, meaning).
@@ -71,6 +72,11 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "fan-out ranges split to lend half to idle workers",
     ),
     ("PENDING", "pending", "work still pending (0 after a completed run)"),
+    (
+        "ROUNDS",
+        "rounds",
+        "rounds of the graph-level loop completed (0 without a loop)",
+    ),
 ];
 
 /// Error codes the kernel can leave: (code, name, meaning).

@@ -37,21 +37,9 @@ pub enum Emit {
     Glsl,
 }
 
-/// Generates the megakernel for `program`. Errors (graph-level loops not yet generated, work
-/// items too large for workgroup memory, an internal naga rejection) come back as diagnostics.
+/// Generates the megakernel for `program`. Errors (work items too large for workgroup memory,
+/// an internal naga rejection) come back as diagnostics.
 pub fn generate(program: &Program) -> Result<Artifact, Vec<Diagnostic>> {
-    if let Some(until) = &program.entry.until {
-        return Err(vec![Diagnostic::error(
-            codes::DYN0500,
-            "graph-level loops are not supported by the code generator yet",
-            program.entry.span.clone(),
-            "this `entry loop` is checked, but no megakernel can be generated for it",
-        )
-        .with_label(until.span.clone(), "its exit condition")
-        .with_hint(
-            "seed the loop's stage with a plain `entry` and iterate from the host for now",
-        )]);
-    }
     let Some(layout) = Layout::new(program) else {
         return Err(vec![too_large(program)]);
     };
@@ -475,6 +463,9 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
                 })
                 .collect(),
             max_spawn_depth: program.max_spawn_depth,
+            graph_loop: program.entry.until.as_ref().map(|_| art::GraphLoop {
+                max_rounds: program.entry.max_rounds,
+            }),
         },
     }
 }

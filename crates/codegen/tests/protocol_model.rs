@@ -16,6 +16,7 @@
 //! | [`launch`]               | `dyn_main`'s loop with `dyn_plan` (single frames only)      |
 //! | [`Sys::init_root`]       | `dyn_init`                                                  |
 //! | [`Sys::finish`]          | `dyn_finish`                                                |
+//! | [`Sys::end_round`]       | `dyn_end_round` (and `DYN_CMD_ROUND` in `dyn_main`)        |
 //!
 //! Mapping of the memory model:
 //!
@@ -120,6 +121,9 @@ enum Variant {
     SubtractBeforeAdd,
     /// A worker runs a keyed hint without clearing (checking) the key's mark.
     HintIgnoresMark,
+    /// The worker that ends a graph-level loop gives its `pending` unit back before it sets
+    /// `done` (and without a barrier between).
+    GiveBackBeforeDone,
 }
 
 /// The shared state: the control block's words, the ring part of the arena and the marks.
@@ -130,6 +134,8 @@ struct Sys {
     tail: AtomicU32,
     pending: AtomicU32,
     done: AtomicU32,
+    /// Rounds of the graph-level loop completed.
+    rounds: AtomicU32,
     sweep_cursor: AtomicU32,
     states: Vec<AtomicU32>,
     frames: Vec<AtomicU32>,
@@ -166,6 +172,18 @@ trait Program {
     fn cleared(&self, _key: u32) {}
     /// Ghost: a worker is about to set `done`.
     fn done(&self) {}
+    /// `DYN_LOOP`: the entry is a graph-level loop.
+    fn is_loop(&self) -> bool {
+        false
+    }
+    /// `dyn_until` after round `round`.
+    fn until(&self, _round: u32) -> bool {
+        unreachable!("only a graph-level loop ends rounds")
+    }
+    /// The entry frame of round `round` (`dyn_entry_stage`, index 0).
+    fn seed(&self, _round: u32) -> Frame {
+        unreachable!("only a graph-level loop seeds rounds")
+    }
 }
 
 impl Sys {
@@ -178,6 +196,7 @@ impl Sys {
             tail: AtomicU32::new(0),
             pending: AtomicU32::new(0),
             done: AtomicU32::new(0),
+            rounds: AtomicU32::new(0),
             sweep_cursor: AtomicU32::new(0),
             states: atomics(SLOTS as usize),
             frames: atomics(SLOTS as usize * FRAME_WORDS),
@@ -198,6 +217,30 @@ impl Sys {
     /// `dyn_finish`.
     fn finish(&self) {
         self.done.store(1, R);
+    }
+
+    /// `dyn_end_round`, by the worker whose compare-and-swap took `pending` from 0 to 1: true
+    /// when that unit goes back (after a release barrier, by the caller).
+    fn end_round(&self, prog: &dyn Program, stack: &mut Vec<Frame>) -> bool {
+        if self.done.load(R) != 0 {
+            return true;
+        }
+        let round = self.rounds.load(R);
+        let stop = prog.until(round);
+        self.rounds.store(round + 1, R);
+        if stop {
+            if self.variant == Variant::GiveBackBeforeDone {
+                self.pending.store(0, R);
+                prog.done();
+                self.finish();
+                return false;
+            }
+            prog.done();
+            self.finish();
+            return true;
+        }
+        stack.push(prog.seed(round + 1));
+        false
     }
 
     /// `dyn_ring_reserve`: up to `n` consecutive empty slots; `(count, first ticket)`.
@@ -514,9 +557,22 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame
                 continue;
             }
             if sys.pending.load(R) == 0 {
-                prog.done();
-                sys.finish();
-                return;
+                if !prog.is_loop() {
+                    prog.done();
+                    sys.finish();
+                    return;
+                }
+                // DYN_CMD_ROUND: the compare-and-swap makes this worker the round's only ender.
+                if sys.pending.compare_exchange(0, 1, R, R).is_ok() {
+                    idle = 0;
+                    storage_barrier();
+                    let give_back = sys.end_round(prog, stack);
+                    storage_barrier();
+                    if give_back {
+                        sys.pending.store(0, R);
+                    }
+                    continue;
+                }
             }
             idle += 1;
             if idle > IDLE_LIMIT {
@@ -927,4 +983,128 @@ fn keyed_detects_count_after_mark() {
     static COV: Coverage = Coverage::new();
     assert!(fails(|| keyed_model(Variant::CountAfterMark, PREEMPTIONS, &COV)));
     COV.report("keyed_detects_count_after_mark");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. graph_level_loop
+
+/// Units of one round: the entry unit 0 spawns 1 and 2.
+const ROUND_UNITS: u32 = 3;
+/// Rounds until `until` says stop.
+const ROUNDS: u32 = 2;
+
+/// Frames carry `round * ROUND_UNITS + id`.
+struct Rounds {
+    executed: Mutex<[[u32; ROUND_UNITS as usize]; ROUNDS as usize]>,
+    /// The rounds `until` was evaluated after, in order.
+    ended: Mutex<Vec<u32>>,
+    done: Mutex<bool>,
+}
+
+impl Program for Rounds {
+    fn is_keyed(&self, _stage: u32) -> bool {
+        false
+    }
+    fn keyed_words(&self) -> u32 {
+        0
+    }
+    fn execute(&self, sys: &Sys, frame: Frame, out: &mut Out) {
+        let (round, id) = (frame[1] / ROUND_UNITS, frame[1] % ROUND_UNITS);
+        assert!(!*self.done.lock().unwrap(), "round {round} unit {id} runs after done");
+        // dyn_run_lane reads the round for `dyn_round()`: a unit must see its own.
+        assert_eq!(
+            sys.rounds.load(R),
+            round,
+            "unit {id} of round {round} sees another round"
+        );
+        {
+            let mut e = self.executed.lock().unwrap();
+            assert!(
+                self.ended.lock().unwrap().len() as u32 == round,
+                "round {round} unit {id} runs while round ends are {:?}",
+                self.ended.lock().unwrap()
+            );
+            assert_eq!(e[round as usize][id as usize], 0, "round {round} unit {id} ran twice");
+            e[round as usize][id as usize] += 1;
+        }
+        if id == 0 {
+            for c in 1..ROUND_UNITS {
+                out.children.push([STAGE_UNIT, round * ROUND_UNITS + c]);
+            }
+        }
+    }
+    fn done(&self) {
+        let e = self.executed.lock().unwrap();
+        assert!(
+            e.iter().flatten().all(|&n| n == 1),
+            "done set while work is unexecuted: {e:?}"
+        );
+        *self.done.lock().unwrap() = true;
+    }
+    fn is_loop(&self) -> bool {
+        true
+    }
+    fn until(&self, round: u32) -> bool {
+        let mut ended = self.ended.lock().unwrap();
+        assert_eq!(
+            *ended,
+            (0..round).collect::<Vec<_>>(),
+            "round {round} ended out of turn"
+        );
+        assert!(round < ROUNDS, "a round past the end: {round}");
+        let e = self.executed.lock().unwrap();
+        assert!(
+            e[round as usize].iter().all(|&n| n == 1),
+            "round {round} ended before all its work ran: {e:?}"
+        );
+        ended.push(round);
+        round + 1 == ROUNDS
+    }
+    fn seed(&self, round: u32) -> Frame {
+        [STAGE_UNIT, round * ROUND_UNITS]
+    }
+}
+
+fn rounds_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
+    builder(preemptions).check(move || {
+        Coverage::hit(&cov.executions);
+        let sys = Arc::new(Sys::new(variant, cov));
+        sys.init_root([STAGE_UNIT, 0]);
+        let prog = std::sync::Arc::new(Rounds {
+            executed: Mutex::new([[0; ROUND_UNITS as usize]; ROUNDS as usize]),
+            ended: Mutex::new(Vec::new()),
+            done: Mutex::new(false),
+        });
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let (sys, prog) = (sys.clone(), prog.clone());
+                thread::spawn(move || {
+                    let mut stack = Vec::new();
+                    launch(&sys, &*prog, 0, &mut stack, 6);
+                    stack
+                })
+            })
+            .collect();
+        let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        host_relaunch(&sys, &*prog, 0, &mut stacks);
+        assert!(stacks.iter().all(Vec::is_empty));
+        assert_eq!(sys.rounds.load(R), ROUNDS, "rounds completed");
+        assert_eq!(*prog.ended.lock().unwrap(), (0..ROUNDS).collect::<Vec<_>>());
+        assert_eq!(sys.pending.load(R), 0);
+    });
+}
+
+#[test]
+fn graph_level_loop_rounds() {
+    static COV: Coverage = Coverage::new();
+    rounds_model(Variant::Correct, PREEMPTIONS, &COV);
+    COV.report("graph_level_loop_rounds");
+    assert!(Coverage::get(&COV.ring_taken) > 0);
+}
+
+#[test]
+fn graph_level_loop_detects_give_back_before_done() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| rounds_model(Variant::GiveBackBeforeDone, PREEMPTIONS, &COV)));
+    COV.report("graph_level_loop_detects_give_back_before_done");
 }

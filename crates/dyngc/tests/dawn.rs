@@ -218,6 +218,7 @@ fn run_and_compare(artifact: &Artifact, case: &Case, setting: Setting) -> serde_
         );
     }
     assert_eq!(stats["stats"]["pending"], 0, "{what}: {}", stats["stats"]);
+    assert_eq!(stats["stats"]["rounds"], case.rounds, "{what}: {}", stats["stats"]);
     eprintln!(
         "dawn: {what}: ok in {:.1} s ({} submissions, {} units)",
         started.elapsed().as_secs_f64(),
@@ -333,6 +334,13 @@ fn tree_under_dawn() {
 fn bfs_under_dawn() {
     let g = Csr::random(2000, 5000, 11);
     check_example(support::bfs_case("random 2000 vertices", &g, 0));
+}
+
+#[test]
+fn graph_level_loops_under_dawn() {
+    let g = Csr::random(1000, 4000, 13);
+    check_example(support::bfs_levels_case("random 1000 vertices", &g, 3));
+    check_example(support::pagerank_case("random 1000 vertices", &g, 1 << 12, 1000));
 }
 
 /// A kernel error reaches the engine: a tree deeper than the declared `@max_depth(24)` stops

@@ -30,7 +30,7 @@ static GPU: LazyLock<Gpu> = LazyLock::new(|| {
 });
 
 /// Each example compiled and turned into pipelines once, on first use.
-static EXECUTORS: [OnceLock<Executor>; 4] = [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+static EXECUTORS: [OnceLock<Executor>; support::EXAMPLES.len()] = [const { OnceLock::new() }; support::EXAMPLES.len()];
 
 fn executor(example: &str) -> &'static Executor {
     let i = support::EXAMPLES
@@ -273,6 +273,11 @@ fn check_outcome(exec: &Executor, case: &Case, combo: &Combo, o: &Outcome) -> Ve
         Ok(p) => problems.push(format!("pending = {p} after a completed run (expected 0)")),
         Err(e) => problems.push(e),
     }
+    match stat(&o.stats, "rounds") {
+        Ok(r) if r == case.rounds => {}
+        Ok(r) => problems.push(format!("{r} rounds reported, the reference ran {}", case.rounds)),
+        Err(e) => problems.push(e),
+    }
     if let Some(d) = support::compare_outputs(&case.expected, &o.outputs) {
         problems.push(d);
     }
@@ -490,6 +495,64 @@ fn bfs_source_out_of_domain_is_a_kernel_error() {
             assert_eq!((k.value, k.bound), (source, 200), "source {source} [{combo}] {k}");
             eprintln!("ok   bfs source {source} [{combo}]: {k}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph-level loops: rounds run on the device, ended by `until` or the round limit.
+
+#[test]
+fn bfs_levels_equals_bfs() {
+    let g = Csr::random(1500, 6000, 11);
+    let case = support::bfs_levels_case("random, 1500 vertices, 12000 arcs", &g, 0);
+    // The worklist version's distances are the same reference: both examples agree.
+    assert_eq!(case.expected, support::bfs_case("same", &g, 0).expected);
+    check_matrix(&case, true, &no_extra);
+}
+
+#[test]
+fn bfs_levels_degenerate_shapes() {
+    // Many rounds (one per level of a path), one wide round (a star), and vertices that no
+    // round reaches.
+    check_matrix(
+        &support::bfs_levels_case("path of 300, from 100", &Csr::path(300), 100),
+        false,
+        &no_extra,
+    );
+    check_matrix(
+        &support::bfs_levels_case("star of 2000, from leaf 5", &Csr::star(2000), 5),
+        true,
+        &no_extra,
+    );
+    let g = support::bfs_partly_reachable(400, 200, 50, 6, 9);
+    check_matrix(
+        &support::bfs_levels_case("400 reachable, 250 not", &g, 0),
+        true,
+        &no_extra,
+    );
+}
+
+#[test]
+fn pagerank_until_converged() {
+    let g = Csr::random(800, 4000, 21);
+    let case = support::pagerank_case("random, 800 vertices, tolerance 2^12", &g, 1 << 12, 1000);
+    assert!(
+        (3..1000).contains(&case.rounds),
+        "the tolerance, not the iteration limit, must end this case ({} rounds)",
+        case.rounds
+    );
+    check_matrix(&case, false, &no_extra);
+}
+
+#[test]
+fn pagerank_round_limits() {
+    let g = Csr::random(300, 1200, 4);
+    // `until` says stop after 7 rounds although the ranks still move; and after one round when
+    // the limit is 0 (the first round always runs).
+    for limit in [7, 1, 0] {
+        let case = support::pagerank_case(format!("max_iterations {limit}"), &g, 0, limit);
+        assert_eq!(case.rounds, limit.max(1) as u64);
+        check_matrix(&case, false, &no_extra);
     }
 }
 

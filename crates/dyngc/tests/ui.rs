@@ -377,10 +377,12 @@ fn every_code_is_covered() {
     for golden in files_with_ext("stderr") {
         all.push_str(&std::fs::read_to_string(repo_root().join(&golden)).unwrap_or_default());
     }
+    // Only a dyngc bug produces DYN0500 (naga rejecting the generated module).
+    let internal = [dyngc_syntax::codes::DYN0500];
     let missing: Vec<&str> = dyngc_syntax::codes::ALL
         .iter()
         .map(|info| info.code)
-        .filter(|code| !all.contains(&format!("[{code}]")))
+        .filter(|code| !internal.contains(code) && !all.contains(&format!("[{code}]")))
         .collect();
     assert!(
         missing.is_empty(),

@@ -176,7 +176,7 @@ pub struct Edge {
 pub struct Entry {
     pub stage: StageId,
     pub count: SizeExpr,
-    /// Graph-level loop (parsed and checked; code generation rejects it for now).
+    /// Graph-level loop: the exit condition evaluated after every round, and the round limit.
     pub until: Option<ast::Block>,
     pub max_rounds: Option<u32>,
     pub span: Span,

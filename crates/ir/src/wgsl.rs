@@ -74,6 +74,10 @@ pub fn user_module(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usi
     }
 }
 
+/// Functions the generated code provides to stage bodies and the `until` block; the only
+/// `dyn_` names a program may use.
+pub const BUILTINS: &[&str] = &["dyn_round"];
+
 /// The part of [`user_module`] every stage function depends on: everything but the stage
 /// functions, which never call each other (so each can be checked on its own after these).
 pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usize) -> String) {
@@ -100,6 +104,10 @@ pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn 
     for p in &program.params {
         out.push(&format!("var<private> {}: {};\n", p.name, p.ty.wgsl()));
     }
+    // The executor sets the round before it runs units or the `until` block.
+    out.push("var<private> dyn_round_index: u32;\n\n");
+    out.push("/// The graph-level loop's round: 0, 1, ... (always 0 without a loop).\n");
+    out.push("fn dyn_round() -> u32 {\n    return dyn_round_index;\n}\n");
     out.push("\n");
     for span in &program.helpers {
         out.copy(src, span.clone());

@@ -80,6 +80,49 @@ pub fn bfs(row_ptr: &[u32], col_idx: &[u32], source: u32) -> Vec<u32> {
     dist
 }
 
+/// `examples/bfs_levels.dyn`: the level-synchronous rounds. Round `L` handles the vertices at
+/// distance `L`; the loop ends after the first round that reaches no new vertex, so it runs one
+/// round more than the largest finite distance.
+pub fn bfs_levels_rounds(dist: &[u32]) -> u32 {
+    dist.iter().filter(|&&d| d != u32::MAX).max().map_or(1, |&d| d + 1)
+}
+
+/// The whole rank of the graph in `examples/pagerank.dyn`'s fixed point.
+pub const PAGERANK_TOTAL: u32 = 1 << 30;
+/// `@max_rounds` of `examples/pagerank.dyn`.
+pub const PAGERANK_MAX_ROUNDS: u32 = 100_000;
+
+/// `examples/pagerank.dyn`: Jacobi iterations of fixed-point PageRank with damping 85/100, from
+/// uniform ranks, until the total absolute change of a round is below `tolerance` or
+/// `max_iterations` rounds ran (at least one). Returns the last round's ranks and the rounds.
+pub fn pagerank(row_ptr: &[u32], col_idx: &[u32], tolerance: u32, max_iterations: u32) -> (Vec<u32>, u32) {
+    let v = row_ptr.len() - 1;
+    if v == 0 {
+        return (Vec::new(), 1);
+    }
+    let degree = |u: usize| (row_ptr[u + 1] - row_ptr[u]).max(1);
+    let uniform = PAGERANK_TOTAL / v as u32;
+    let teleport = uniform * 15 / 100;
+    let mut rank = vec![uniform; v];
+    let mut rounds = 0;
+    loop {
+        let next: Vec<u32> = (0..v)
+            .map(|x| {
+                let gathered = col_idx[row_ptr[x] as usize..row_ptr[x + 1] as usize]
+                    .iter()
+                    .fold(0u32, |acc, &u| acc.wrapping_add(rank[u as usize] / degree(u as usize)));
+                teleport + (gathered as u64 * 85 / 100) as u32
+            })
+            .collect();
+        let moved: u64 = next.iter().zip(&rank).map(|(&a, &b)| a.abs_diff(b) as u64).sum();
+        rank = next;
+        rounds += 1;
+        if moved < tolerance as u64 || rounds >= max_iterations || rounds >= PAGERANK_MAX_ROUNDS {
+            return (rank, rounds);
+        }
+    }
+}
+
 /// A small deterministic generator (SplitMix64), so inputs need no extra crate and are the same
 /// on every machine.
 pub struct Rng(u64);

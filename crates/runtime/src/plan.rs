@@ -690,6 +690,7 @@ pub(crate) mod tests {
                     meaning: "recursion too deep".into(),
                 }],
                 max_spawn_depth: 30,
+                graph_loop: None,
             },
         }
     }

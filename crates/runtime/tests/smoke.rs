@@ -148,6 +148,7 @@ fn manifest() -> Manifest {
                 meaning: "too deep".into(),
             }],
             max_spawn_depth: 1,
+            graph_loop: None,
         },
     }
 }

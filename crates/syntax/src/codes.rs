@@ -200,7 +200,7 @@ pub const ALL: &[CodeInfo] = &[
     },
     CodeInfo {
         code: DYN0500,
-        title: "not supported by the code generator yet",
+        title: "internal error in the code generator",
         explanation: include_str!("../../../docs/codes/DYN0500.md"),
     },
     CodeInfo {

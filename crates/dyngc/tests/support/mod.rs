@@ -11,7 +11,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// The shipped examples, in the order the tests use them.
-pub const EXAMPLES: [&str; 4] = ["triangle", "collatz", "tree", "bfs"];
+pub const EXAMPLES: [&str; 6] = ["triangle", "collatz", "tree", "bfs", "bfs_levels", "pagerank"];
 
 /// `examples/<name>.dyn`.
 pub fn example_path(name: &str) -> PathBuf {
@@ -97,6 +97,8 @@ pub struct Case {
     pub expected: Vec<(String, Vec<u32>)>,
     /// Every stage with its expected unit count.
     pub units: Vec<(String, Units)>,
+    /// Rounds of the graph-level loop the run must report (0 without a loop).
+    pub rounds: u64,
 }
 
 impl Case {
@@ -134,6 +136,7 @@ pub fn triangle_case(label: impl Into<String>, n: Vec<u32>) -> Case {
         inputs: vec![("n".into(), n)],
         params: vec![],
         expected: vec![("sums".into(), sums)],
+        rounds: 0,
     }
 }
 
@@ -152,6 +155,7 @@ pub fn collatz_case(label: impl Into<String>, x: Vec<u32>) -> Case {
         inputs: vec![("x".into(), x)],
         params: vec![],
         expected: vec![("steps".into(), steps)],
+        rounds: 0,
     }
 }
 
@@ -176,6 +180,7 @@ pub fn tree_case(label: impl Into<String>, seed: u32, max_depth: u32, max_childr
             ("node".into(), Units::Exact(nodes)),
             ("child".into(), Units::Exact(nodes - 1)),
         ],
+        rounds: 0,
     }
 }
 
@@ -203,6 +208,53 @@ pub fn bfs_case(label: impl Into<String>, g: &Csr, source: u32) -> Case {
             ("visit".into(), Units::AtLeast(reachable.len() as u64)),
             ("relax".into(), Units::AtLeast(degree)),
         ],
+        rounds: 0,
+    }
+}
+
+/// `bfs_levels.dyn`: the same distances as `bfs.dyn`; `frontier` scans every vertex once per
+/// round, `expand` runs each reachable vertex's edges once (in the round of its level).
+pub fn bfs_levels_case(label: impl Into<String>, g: &Csr, source: u32) -> Case {
+    let dist = reference::bfs(&g.row_ptr, &g.col_idx, source);
+    let rounds = reference::bfs_levels_rounds(&dist) as u64;
+    let degree: u64 = (0..dist.len())
+        .filter(|&v| dist[v] != u32::MAX)
+        .map(|v| (g.row_ptr[v + 1] - g.row_ptr[v]) as u64)
+        .sum();
+    Case {
+        example: "bfs_levels",
+        label: label.into(),
+        inputs: vec![
+            ("row_ptr".into(), g.row_ptr.clone()),
+            ("col_idx".into(), g.col_idx.clone()),
+        ],
+        params: vec![("source".into(), source)],
+        expected: vec![("dist".into(), dist.clone())],
+        units: vec![
+            ("frontier".into(), Units::Exact(dist.len() as u64 * rounds)),
+            ("expand".into(), Units::Exact(degree)),
+        ],
+        rounds,
+    }
+}
+
+/// `pagerank.dyn`: the reference's final ranks; one `update` unit per vertex per round.
+pub fn pagerank_case(label: impl Into<String>, g: &Csr, tolerance: u32, max_iterations: u32) -> Case {
+    let (rank, rounds) = reference::pagerank(&g.row_ptr, &g.col_idx, tolerance, max_iterations);
+    Case {
+        example: "pagerank",
+        label: label.into(),
+        inputs: vec![
+            ("row_ptr".into(), g.row_ptr.clone()),
+            ("col_idx".into(), g.col_idx.clone()),
+        ],
+        params: vec![
+            ("tolerance".into(), tolerance),
+            ("max_iterations".into(), max_iterations),
+        ],
+        units: vec![("update".into(), Units::Exact(rank.len() as u64 * rounds as u64))],
+        expected: vec![("rank".into(), rank)],
+        rounds: rounds as u64,
     }
 }
 

@@ -465,7 +465,7 @@ impl<'a> Checker<'a> {
 
     fn scan_dyn_names(&mut self, span: &Span) {
         for (name, at) in lex::idents(self.src, span) {
-            if name.starts_with("dyn_") {
+            if name.starts_with("dyn_") && !crate::wgsl::BUILTINS.contains(&name) {
                 let d = Diagnostic::error(
                     DYN0102,
                     format!("`{name}` is a reserved name"),
