@@ -8,6 +8,7 @@ use dyngc_artifact::{Access, Manifest, Role};
 use std::future::Future;
 use std::num::NonZeroU64;
 use std::pin::pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -23,17 +24,19 @@ pub struct Executor {
     init: wgpu::ComputePipeline,
     main: wgpu::ComputePipeline,
     lost: Arc<Mutex<Option<String>>>,
+    /// Blocking waits on the device so far ([`Executor::blocking_waits`]).
+    waits: AtomicU64,
 }
 
 /// Error scopes around a piece of work; popped in reverse order by [`Scopes::finish`].
-struct Scopes {
+pub(crate) struct Scopes {
     internal: wgpu::ErrorScopeGuard,
     oom: wgpu::ErrorScopeGuard,
     validation: wgpu::ErrorScopeGuard,
 }
 
 impl Scopes {
-    fn push(device: &wgpu::Device) -> Scopes {
+    pub(crate) fn push(device: &wgpu::Device) -> Scopes {
         let validation = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let oom = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let internal = device.push_error_scope(wgpu::ErrorFilter::Internal);
@@ -44,7 +47,7 @@ impl Scopes {
         }
     }
 
-    fn finish(self, during: &'static str) -> Result<(), Error> {
+    pub(crate) fn finish(self, during: &'static str) -> Result<(), Error> {
         let internal = block_on(self.internal.pop());
         let oom = block_on(self.oom.pop());
         let validation = block_on(self.validation.pop());
@@ -179,6 +182,7 @@ impl Executor {
             init,
             main,
             lost,
+            waits: AtomicU64::new(0),
         })
     }
 
@@ -308,7 +312,14 @@ impl Executor {
         Ok(run)
     }
 
-    fn check_lost(&self) -> Result<(), Error> {
+    /// How many times runs of this executor blocked on the device (`device.poll(Wait)`, in
+    /// [`Run::execute`], [`Run::read_outputs`], [`Run::snapshot`] and the like). A
+    /// [`crate::Stream`] never does, so a frame loop can check that it stays unchanged.
+    pub fn blocking_waits(&self) -> u64 {
+        self.waits.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn check_lost(&self) -> Result<(), Error> {
         match self.lost.lock().ok().and_then(|l| l.clone()) {
             Some(why) => Err(Error::DeviceLost(why)),
             None => Ok(()),
@@ -577,6 +588,7 @@ impl Run<'_> {
         let mut index = Some(index);
         loop {
             let timeout = deadline.saturating_duration_since(Instant::now());
+            self.exec.waits.fetch_add(1, Ordering::Relaxed);
             match device.poll(wgpu::PollType::Wait {
                 submission_index: index.take(),
                 timeout: Some(timeout),

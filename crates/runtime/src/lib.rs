@@ -14,19 +14,28 @@
 //! for (name, bytes) in run.read_outputs()? { /* ... */ }
 //! # Ok(()) }
 //! ```
+//!
+//! A host that must never block (a frame loop, a browser) drives runs through a [`Stream`]
+//! instead: [`Stream::submit`] and [`Stream::poll`] never wait on the device, every asynchronous
+//! readback yields a [`Usage`] sample, and a [`Policy`] grows or shrinks the arena of later runs
+//! from those samples (`docs/async.md`).
 
 mod error;
 mod executor;
 mod gpu;
 mod plan;
+mod policy;
 mod size;
 mod stats;
+mod stream;
 
 pub use dyngc_artifact::{self as artifact, Manifest};
 pub use error::{Error, KernelError};
 pub use executor::{Executor, Progress, Run, WaitOptions};
 pub use gpu::{open_gpu, Gpu};
 pub use plan::{validate, BufferPlan, DeviceLimits, InputData, Plan, RunSetup, WORD};
+pub use policy::{used_bytes, Policy, PolicyConfig, Usage, USAGE_STATS};
 pub use size::{format_bytes, parse_size};
 pub use stats::{HostStats, Snapshot, Stats};
+pub use stream::{Completed, JobId, Outcome, Stream};
 pub use wgpu;

@@ -285,28 +285,12 @@ impl Plan {
 
         // Arena: workers' reserves plus the ring.
         let requested_arena_bytes = setup.arena_bytes;
-        if requested_arena_bytes > limits.max_storage_buffer_binding_size {
-            return Err(Error::ArenaTooLarge {
-                requested: requested_arena_bytes,
-                limit: limits.max_storage_buffer_binding_size,
-                what: "largest storage buffer binding",
-            });
-        }
-        if requested_arena_bytes > limits.max_buffer_size {
-            return Err(Error::ArenaTooLarge {
-                requested: requested_arena_bytes,
-                limit: limits.max_buffer_size,
-                what: "largest buffer",
-            });
-        }
+        check_arena(manifest, requested_arena_bytes, limits)?;
         let too_small = || Error::ArenaTooSmall {
             requested: requested_arena_bytes,
             minimum: ex.arena.min_bytes,
         };
         let max_workers = manifest.max_workers(requested_arena_bytes);
-        if requested_arena_bytes < ex.arena.min_bytes || max_workers == 0 {
-            return Err(too_small());
-        }
         let requested_workers = setup.workers.unwrap_or(ex.defaults.workers);
         if requested_workers == 0 {
             return Err(Error::Option("the number of workers must be at least 1".into()));
@@ -408,6 +392,29 @@ impl Plan {
     pub fn buffer(&self, name: &str) -> Option<&BufferPlan> {
         self.buffers.iter().find(|b| b.name == name)
     }
+}
+
+/// Refuses an arena below the program's minimum or above the device's buffer limits.
+pub(crate) fn check_arena(manifest: &Manifest, bytes: u64, limits: &DeviceLimits) -> Result<(), Error> {
+    for (limit, what) in [
+        (limits.max_storage_buffer_binding_size, "largest storage buffer binding"),
+        (limits.max_buffer_size, "largest buffer"),
+    ] {
+        if bytes > limit {
+            return Err(Error::ArenaTooLarge {
+                requested: bytes,
+                limit,
+                what,
+            });
+        }
+    }
+    if bytes < manifest.executor.arena.min_bytes || manifest.max_workers(bytes) == 0 {
+        return Err(Error::ArenaTooSmall {
+            requested: bytes,
+            minimum: manifest.executor.arena.min_bytes,
+        });
+    }
+    Ok(())
 }
 
 fn put(bytes: &mut [u8], offset: u32, value: u32) {

@@ -1,0 +1,470 @@
+//! How much of its arena a run used ([`Usage`], decoded from the control block) and the arena
+//! sizing rule that follows the load ([`Policy`]). Both use only the manifest's arena layout and
+//! statistics, so an engine that never links this crate can do the same (`docs/async.md`).
+
+use crate::error::Error;
+use crate::plan::WORD;
+use crate::stats::Snapshot;
+use dyngc_artifact::Manifest;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// The statistics [`Usage`] reads, by their manifest names.
+pub const USAGE_STATS: [&str; 4] = ["ring_high_water", "stack_high_water", "fallback_spawns", "launches"];
+
+/// One observation of a run's arena: its size and layout, and the kernel's high-water marks so
+/// far. Taken from any readback of the control block, final (`done`) or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// The arena size the run was prepared with (what [`crate::Stream::resize`] or the policy
+    /// chose).
+    pub arena_bytes: u64,
+    /// Workers the run asked for; with `arena_bytes` it decides the layout (`docs/manifest.md`).
+    pub requested_workers: u32,
+    pub workers: u32,
+    pub ring_slots: u32,
+    /// Most ring slots in use at once.
+    pub ring_high_water: u32,
+    /// Most frames on one worker's stack at once.
+    pub stack_high_water: u32,
+    /// Arena bytes touched: every worker's stack up to the stack high-water mark, the ring up
+    /// to its high-water mark ([`used_bytes`]).
+    pub used_bytes: u64,
+    /// Spawns that found the ring full and ran serially on their spawner.
+    pub fallback_spawns: u64,
+    /// Launches of the main entry point that ran.
+    pub launches: u64,
+    /// Whether the run had finished when the control block was copied.
+    pub done: bool,
+    /// From the run's first submission until the host saw this readback.
+    pub elapsed: Duration,
+}
+
+impl Usage {
+    /// Reads a decoded control block. `arena_bytes`, `requested_workers`, `workers` and
+    /// `ring_slots` are what the host chose for the run; statistics the manifest lacks read as 0
+    /// (see [`Policy::new`], which refuses such a manifest).
+    pub fn new(
+        manifest: &Manifest,
+        snapshot: &Snapshot,
+        arena_bytes: u64,
+        requested_workers: u32,
+        workers: u32,
+        ring_slots: u32,
+        elapsed: Duration,
+    ) -> Usage {
+        let stat = |name: &str| snapshot.stats.get(name).unwrap_or(0);
+        let ring_high_water = stat("ring_high_water") as u32;
+        let stack_high_water = stat("stack_high_water") as u32;
+        Usage {
+            arena_bytes,
+            requested_workers,
+            workers,
+            ring_slots,
+            ring_high_water,
+            stack_high_water,
+            used_bytes: used_bytes(manifest, workers, ring_slots, ring_high_water, stack_high_water),
+            fallback_spawns: stat("fallback_spawns"),
+            launches: stat("launches"),
+            done: snapshot.done,
+            elapsed,
+        }
+    }
+}
+
+/// Arena bytes a run touched: `workers * 4 * (1 + stack_high_water * frame_words)` (each
+/// worker's stack-top word and its stack up to the high-water mark) plus
+/// `ring_high_water * bytes_per_slot`. The marks are clamped to the layout (a worker's reserve,
+/// the ring), so a stray statistic cannot claim more than the arena holds.
+pub fn used_bytes(
+    manifest: &Manifest,
+    workers: u32,
+    ring_slots: u32,
+    ring_high_water: u32,
+    stack_high_water: u32,
+) -> u64 {
+    let a = &manifest.executor.arena;
+    let stack = stack_high_water.min(a.stack_frames) as u64;
+    let ring = ring_high_water.min(ring_slots) as u64;
+    workers as u64 * WORD * (1 + stack * a.frame_words as u64) + ring * a.bytes_per_slot
+}
+
+/// The knobs of [`Policy`]. [`PolicyConfig::new`] gives the defaults for a floor and ceiling.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyConfig {
+    /// Smallest arena the policy picks; raised to the manifest's `min_bytes` if below it.
+    pub floor: u64,
+    /// Largest arena the policy picks.
+    pub ceiling: u64,
+    /// Each step multiplies (grow) or divides (shrink) the arena by this; more than 1.
+    pub grow_factor: f64,
+    /// A ring high-water mark of at least `touch * ring_slots` touches the capacity; in (0, 1].
+    pub touch: f64,
+    /// A finished run is calm when it used at most this fraction of its arena; in (0, 1).
+    pub shrink_below: f64,
+    /// Calm runs in a row, all at the current size, before a shrink; at least 1.
+    pub shrink_after: u32,
+}
+
+impl PolicyConfig {
+    /// Grow and shrink by 2; touch at 3/4 of the ring; shrink after 8 calm runs that used at
+    /// most 1/8 of the arena.
+    pub fn new(floor: u64, ceiling: u64) -> PolicyConfig {
+        PolicyConfig {
+            floor,
+            ceiling,
+            grow_factor: 2.0,
+            touch: 0.75,
+            shrink_below: 0.125,
+            shrink_after: 8,
+        }
+    }
+}
+
+/// Arena sizing that follows the load, fed with [`Usage`] samples as they resolve:
+///
+/// - Only samples of runs prepared with the current size count (runs in flight keep the arena
+///   they started with, so older samples describe a size already left behind).
+/// - **Grow** at once when a sample, finished or not, is fallback-bound: `fallback_spawns > 0`
+///   and `ring_high_water >= touch * ring_slots`. The next size is `size * grow_factor`, at
+///   most the ceiling.
+/// - **Shrink** when the latest `shrink_after` finished samples were all calm (`used_bytes <=
+///   shrink_below * size`, not fallback-bound) and their largest ring high-water mark would
+///   fill at most half of the ring the smaller size gets. The next size is `size / grow_factor`, at
+///   least the floor. The ring test keeps the policy from shrinking into a ring that the same
+///   load would overflow (the worker reserves are a fixed cost, so the ring does not shrink in
+///   proportion to the arena).
+/// - Any other finished sample, and every change of size, restarts the count of calm samples.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    config: PolicyConfig,
+    manifest: Manifest,
+    size: u64,
+    /// Ring high-water marks of the latest finished samples at this size, all calm; at most
+    /// `shrink_after`.
+    calm: VecDeque<u32>,
+}
+
+impl Policy {
+    /// A policy starting at `initial` (clamped to the floor and ceiling). Refuses a manifest
+    /// without the statistics it reads ([`USAGE_STATS`]) and knobs outside their ranges.
+    pub fn new(manifest: &Manifest, mut config: PolicyConfig, initial: u64) -> Result<Policy, Error> {
+        crate::plan::validate(manifest)?;
+        for name in USAGE_STATS {
+            if !manifest.executor.control.stats.iter().any(|s| s.name == name) {
+                return Err(Error::Unsupported(format!(
+                    "the arena policy needs the `{name}` statistic, which this program's manifest does not list"
+                )));
+            }
+        }
+        config.floor = config.floor.max(manifest.executor.arena.min_bytes);
+        let bad = |what: String| Err(Error::Option(format!("arena policy: {what}")));
+        if config.ceiling < config.floor {
+            return bad(format!(
+                "the ceiling ({} bytes) is below the floor ({} bytes, at least the program's minimum arena)",
+                config.ceiling, config.floor
+            ));
+        }
+        if !(config.grow_factor > 1.0 && config.grow_factor.is_finite()) {
+            return bad(format!("the grow factor must be above 1 (got {})", config.grow_factor));
+        }
+        if !(config.touch > 0.0 && config.touch <= 1.0) {
+            return bad(format!("`touch` must be in (0, 1] (got {})", config.touch));
+        }
+        if !(config.shrink_below > 0.0 && config.shrink_below < 1.0) {
+            return bad(format!(
+                "`shrink_below` must be in (0, 1) (got {})",
+                config.shrink_below
+            ));
+        }
+        if config.shrink_after == 0 {
+            return bad("`shrink_after` must be at least 1".into());
+        }
+        let size = initial.clamp(config.floor, config.ceiling);
+        Ok(Policy {
+            config,
+            manifest: manifest.clone(),
+            size,
+            calm: VecDeque::new(),
+        })
+    }
+
+    pub fn config(&self) -> &PolicyConfig {
+        &self.config
+    }
+
+    /// The arena size the policy wants for the next run.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Continues from `bytes`, a size the host chose (used as it is, even outside the floor and
+    /// ceiling; the policy's next steps move back into its range).
+    pub fn resize(&mut self, bytes: u64) {
+        self.change(bytes);
+    }
+
+    /// Feeds one sample; returns the new size when it changes.
+    pub fn observe(&mut self, usage: &Usage) -> Option<u64> {
+        if usage.arena_bytes != self.size {
+            return None;
+        }
+        let c = &self.config;
+        let bound = usage.fallback_spawns > 0 && usage.ring_high_water as f64 >= c.touch * usage.ring_slots as f64;
+        if bound {
+            // Never below the current size, should the host have set one above the ceiling.
+            let next = ((self.size as f64 * c.grow_factor) as u64)
+                .min(c.ceiling)
+                .max(self.size);
+            return self.change(next);
+        }
+        if !usage.done {
+            return None;
+        }
+        if usage.used_bytes as f64 > c.shrink_below * self.size as f64 {
+            self.calm.clear();
+            return None;
+        }
+        if self.calm.len() == c.shrink_after as usize {
+            self.calm.pop_front();
+        }
+        self.calm.push_back(usage.ring_high_water);
+        if self.calm.len() < c.shrink_after as usize {
+            return None;
+        }
+        let next = ((self.size as f64 / c.grow_factor) as u64).max(c.floor).min(self.size);
+        let peak = self.calm.iter().copied().max().unwrap_or(0);
+        let fits = self
+            .ring_slots_at(next, usage.requested_workers)
+            .is_some_and(|slots| peak as u64 * 2 <= slots as u64);
+        if fits {
+            self.change(next)
+        } else {
+            None
+        }
+    }
+
+    /// Ring slots an arena of `bytes` gets for `requested` workers (`docs/manifest.md`, the
+    /// arena); `None` below the minimum.
+    fn ring_slots_at(&self, bytes: u64, requested: u32) -> Option<u32> {
+        let workers = requested.min(self.manifest.max_workers(bytes)).max(1);
+        self.manifest.ring_slots(bytes, workers)
+    }
+
+    fn change(&mut self, next: u64) -> Option<u64> {
+        self.calm.clear();
+        (next != self.size).then(|| {
+            self.size = next;
+            next
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::tests::manifest;
+    use dyngc_artifact::StatField;
+
+    /// The test manifest (bytes_per_worker 484, bytes_per_slot 20, min 1764 bytes, 4 words a
+    /// frame, 256 workers by default, `launches` in word 8) with the other statistics the
+    /// policy reads in words 10, 11, 12.
+    fn with_stats() -> Manifest {
+        let mut m = manifest();
+        for (word, name) in (10..).zip(["ring_high_water", "stack_high_water", "fallback_spawns"]) {
+            m.executor.control.stats.push(StatField {
+                name: name.to_string(),
+                word,
+                meaning: String::new(),
+            });
+        }
+        m
+    }
+
+    fn config() -> PolicyConfig {
+        PolicyConfig {
+            shrink_after: 3,
+            ..PolicyConfig::new(0, 1 << 20)
+        }
+    }
+
+    /// A sample of a run at `size` with these marks, laid out as the runtime would.
+    fn sample(m: &Manifest, size: u64, ring_hw: u32, fallbacks: u64, done: bool) -> Usage {
+        let workers = 256.min(m.max_workers(size)).max(1);
+        let ring_slots = m.ring_slots(size, workers).unwrap();
+        Usage {
+            arena_bytes: size,
+            requested_workers: 256,
+            workers,
+            ring_slots,
+            ring_high_water: ring_hw.min(ring_slots),
+            stack_high_water: 2,
+            used_bytes: used_bytes(m, workers, ring_slots, ring_hw, 2),
+            fallback_spawns: fallbacks,
+            launches: 1,
+            done,
+            elapsed: Duration::from_millis(1),
+        }
+    }
+
+    #[test]
+    fn used_bytes_follows_the_layout() {
+        let m = with_stats();
+        // 3 workers: 4 bytes of stack top + 5 frames of 4 words each; 7 ring slots of 20 bytes.
+        assert_eq!(used_bytes(&m, 3, 64, 7, 5), 3 * (4 + 5 * 16) + 7 * 20);
+        // Marks past the layout are clamped to it (30 frames a stack, 64 slots).
+        assert_eq!(used_bytes(&m, 1, 64, 1000, 1000), 4 + 30 * 16 + 64 * 20);
+    }
+
+    #[test]
+    fn decodes_usage_from_the_control_block() {
+        let m = with_stats();
+        let mut words = vec![0u32; 32];
+        words[3] = 1;
+        words[10] = 9; // ring_high_water
+        words[11] = 4; // stack_high_water
+        words[12] = 17; // fallback_spawns
+        words[8] = 5; // launches
+        let u = Usage::new(
+            &m,
+            &Snapshot::decode(&m, &words),
+            4096,
+            8,
+            2,
+            64,
+            Duration::from_millis(3),
+        );
+        assert_eq!((u.ring_high_water, u.stack_high_water), (9, 4));
+        assert_eq!((u.fallback_spawns, u.launches, u.done), (17, 5, true));
+        assert_eq!(u.used_bytes, 2 * (4 + 4 * 16) + 9 * 20);
+    }
+
+    #[test]
+    fn refuses_bad_knobs_and_missing_stats() {
+        assert!(matches!(
+            Policy::new(&manifest(), config(), 0),
+            Err(Error::Unsupported(e)) if e.contains("ring_high_water")
+        ));
+        let m = with_stats();
+        let bad = [
+            PolicyConfig::new(4096, 2048),
+            PolicyConfig {
+                grow_factor: 1.0,
+                ..config()
+            },
+            PolicyConfig { touch: 0.0, ..config() },
+            PolicyConfig {
+                shrink_below: 1.0,
+                ..config()
+            },
+            PolicyConfig {
+                shrink_after: 0,
+                ..config()
+            },
+        ];
+        for c in bad {
+            assert!(matches!(Policy::new(&m, c.clone(), 0), Err(Error::Option(_))), "{c:?}");
+        }
+        // The floor is raised to the program's minimum; the start is clamped into the range.
+        let p = Policy::new(&m, config(), 0).unwrap();
+        assert_eq!((p.config().floor, p.size()), (1764, 1764));
+        assert_eq!(Policy::new(&m, config(), u64::MAX).unwrap().size(), 1 << 20);
+    }
+
+    #[test]
+    fn grows_when_fallback_bound_up_to_the_ceiling() {
+        let m = with_stats();
+        let mut p = Policy::new(&m, config(), 4096).unwrap();
+        // Fallbacks with a ring far from full are contention, not a lack of room.
+        assert_eq!(p.observe(&sample(&m, 4096, 10, 5, true)), None);
+        // A full ring without fallbacks is not fallback-bound either.
+        assert_eq!(p.observe(&sample(&m, 4096, 1 << 20, 0, true)), None);
+        // Full ring and fallbacks, even before the run is done: grow at once.
+        assert_eq!(p.observe(&sample(&m, 4096, 1 << 20, 5, false)), Some(8192));
+        // Samples of runs still on the old size are ignored.
+        assert_eq!(p.observe(&sample(&m, 4096, 1 << 20, 5, true)), None);
+        let mut size = 8192;
+        while size < 1 << 20 {
+            let next = p.observe(&sample(&m, size, 1 << 20, 1, true)).unwrap();
+            assert!(next > size && next <= 1 << 20);
+            size = next;
+        }
+        assert_eq!(
+            p.observe(&sample(&m, size, 1 << 20, 1, true)),
+            None,
+            "stays at the ceiling"
+        );
+    }
+
+    #[test]
+    fn shrinks_after_calm_runs_with_hysteresis() {
+        let m = with_stats();
+        let mut p = Policy::new(&m, config(), 1 << 20).unwrap();
+        let calm = |p: &mut Policy| p.observe(&sample(&m, p.size(), 4, 0, true));
+        assert_eq!(calm(&mut p), None);
+        assert_eq!(calm(&mut p), None);
+        // A busy run (more than 1/8 of the arena used) restarts the count.
+        assert_eq!(p.observe(&sample(&m, 1 << 20, 1 << 20, 0, true)), None);
+        // Runs not yet done do not count as calm.
+        assert_eq!(p.observe(&sample(&m, 1 << 20, 4, 0, false)), None);
+        assert_eq!(calm(&mut p), None);
+        assert_eq!(calm(&mut p), None);
+        assert_eq!(calm(&mut p), Some(1 << 19));
+        // Down to the floor, one step per three calm runs, never below it.
+        let mut steps = 1;
+        while p.size() > 1764 {
+            let before = p.size();
+            assert_eq!(calm(&mut p), None);
+            assert_eq!(calm(&mut p), None);
+            let after = calm(&mut p);
+            if after.is_none() {
+                break;
+            }
+            assert!(after.unwrap() < before && after.unwrap() >= 1764);
+            steps += 1;
+        }
+        assert!(steps >= 5, "{steps} shrink steps");
+    }
+
+    #[test]
+    fn an_old_peak_leaves_the_window() {
+        let m = with_stats();
+        let loose = PolicyConfig {
+            shrink_below: 0.99,
+            ..config()
+        };
+        let mut p = Policy::new(&m, loose, 1 << 16).unwrap();
+        // 65536 bytes: 67 workers' reserves leave 1024 ring slots; half of it gets 512.
+        let half_ring = m.ring_slots(1 << 15, 256.min(m.max_workers(1 << 15))).unwrap();
+        assert_eq!(half_ring, 512);
+        assert_eq!(p.observe(&sample(&m, 1 << 16, 300, 0, true)), None);
+        assert_eq!(p.observe(&sample(&m, 1 << 16, 10, 0, true)), None);
+        // The window (3 samples) still holds the peak of 300 slots: 600 > 512.
+        assert_eq!(p.observe(&sample(&m, 1 << 16, 10, 0, true)), None);
+        // Now it holds 10, 10, 10.
+        assert_eq!(p.observe(&sample(&m, 1 << 16, 10, 0, true)), Some(1 << 15));
+    }
+
+    #[test]
+    fn does_not_shrink_into_a_ring_the_load_would_fill() {
+        let m = with_stats();
+        // Every run calm by bytes (almost any use counts), but with a peak of 40 ring slots: the
+        // policy shrinks while half of the smaller size's ring still holds 40, then stops.
+        let loose = PolicyConfig {
+            shrink_below: 0.99,
+            ..config()
+        };
+        let mut p = Policy::new(&m, loose, 1 << 20).unwrap();
+        let mut sizes = vec![p.size()];
+        for _ in 0..100 {
+            if let Some(s) = p.observe(&sample(&m, p.size(), 40, 0, true)) {
+                sizes.push(s);
+            }
+        }
+        let ring = |bytes: u64| m.ring_slots(bytes, 256.min(m.max_workers(bytes)));
+        let last = *sizes.last().unwrap();
+        assert!(sizes.len() > 2, "it shrank: {sizes:?}");
+        assert!(ring(last).unwrap() >= 80, "{sizes:?}");
+        assert!(ring(last / 2).is_none_or(|slots| slots < 80), "{sizes:?}");
+    }
+}
