@@ -1,0 +1,398 @@
+//! docs/async.md's JavaScript recipe as a tested program: `tests/dawn/frame_loop.mjs` runs a
+//! frame loop over `examples/tree.dyn` under Dawn (npm `webgpu`, SwiftShader's Vulkan) from the
+//! WGSL and the manifest alone. Every frame submits a run at the arena size its JavaScript sizing
+//! policy chose, maps the readback without awaiting it, and later frames harvest the resolved
+//! readbacks, continuing unfinished runs with more launch chains.
+//!
+//! The loop's 30 trees swing about 100x in size (chosen with `dyngc_reference::tree`). The test
+//! checks every frame against the CPU reference, that no frame awaited anything and no frame
+//! harvested its own run, that the arena grew under load because of fallback-bound runs and
+//! shrank after it, and that the JavaScript policy made the same decisions as
+//! `dyngc_runtime::Policy` on the same usage samples (replayed here), with the same arena layout
+//! and `used_bytes`. A second test shows that the await detector is live.
+//!
+//! Needs `node` and `tests/dawn/node_modules` (`scripts/test` installs both); without them the
+//! tests fail rather than skip. A failing run keeps its directory and prints the command that
+//! reproduces it.
+
+mod support;
+
+use dyngc_runtime::{used_bytes, Manifest, Policy, PolicyConfig, Usage};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
+const MAX_CHILDREN: u32 = 4;
+const FRAMES: usize = 30;
+const MIN_NODES: u64 = 150;
+const MAX_NODES: u64 = 15_000;
+const MAX_IN_FLIGHT: usize = 3;
+const SHRINK_AFTER: u32 = 3;
+const CEILING: u64 = 16 << 20;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `tests/dawn/frame_loop.mjs`, after checking that node and Dawn for Node are installed.
+fn script() -> PathBuf {
+    let dir = repo_root().join("tests/dawn");
+    let hint = "run `scripts/test` (it installs node and Dawn for Node with `npm ci` in tests/dawn)";
+    match Command::new("node").arg("--version").output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!("`node --version` failed ({}): {hint}", o.status),
+        Err(e) => panic!("node is not installed ({e}): {hint}"),
+    }
+    let module = dir.join("node_modules/webgpu");
+    assert!(module.is_dir(), "{} is missing: {hint}", module.display());
+    dir.join("frame_loop.mjs")
+}
+
+/// One frame's tree.
+#[derive(Clone, Debug)]
+struct Tree {
+    seed: u32,
+    max_depth: u32,
+    nodes: u64,
+    per_depth: Vec<u32>,
+}
+
+/// The load of each frame, in nodes: `MIN_NODES` for the first quarter and the last third,
+/// `MAX_NODES` in the middle, a raised cosine in log space between.
+fn target_nodes(frame: usize) -> u64 {
+    let x = frame as f64 / (FRAMES - 1) as f64;
+    let ramp = |t: f64| (1.0 - (std::f64::consts::PI * t.clamp(0.0, 1.0)).cos()) / 2.0;
+    let shape = if x < 0.5 {
+        ramp((x - 0.25) / 0.15)
+    } else {
+        ramp((0.65 - x) / 0.1)
+    };
+    let ratio = MAX_NODES as f64 / MIN_NODES as f64;
+    (MIN_NODES as f64 * ratio.powf(shape)).round() as u64
+}
+
+/// The tree closest in size to `target` among seeds `frame * 7919 + k` (distinct per frame) and
+/// depths 1..=24, stopping at the first within 20% (as `support::tree_seed` picks, by the
+/// reference).
+fn tree_for(frame: usize, target: u64) -> Tree {
+    let mut best: Option<(f64, Tree)> = None;
+    for k in 0..256u32 {
+        let seed = (frame as u32).wrapping_mul(7919).wrapping_add(k);
+        for max_depth in 1..=24 {
+            let per_depth = dyngc_reference::tree(seed, max_depth, MAX_CHILDREN);
+            let nodes: u64 = per_depth.iter().map(|&c| c as u64).sum();
+            let miss = (nodes as f64 / target as f64).ln().abs();
+            if best.as_ref().is_none_or(|(m, _)| miss < *m) {
+                best = Some((
+                    miss,
+                    Tree {
+                        seed,
+                        max_depth,
+                        nodes,
+                        per_depth: per_depth.clone(),
+                    },
+                ));
+            }
+            // Deeper trees of this seed only get bigger.
+            if nodes > 2 * target || per_depth[max_depth as usize] == 0 {
+                break;
+            }
+        }
+        if best.as_ref().is_some_and(|(m, _)| *m < 1.2f64.ln()) {
+            break;
+        }
+    }
+    best.expect("depth 1 always gives a tree").1
+}
+
+/// What came back from one node run.
+struct Outcome {
+    report: Value,
+    dir: PathBuf,
+    repro: String,
+}
+
+/// Writes the tree artifact and a config to a fresh directory and runs frame_loop.mjs on them.
+/// Panics (with the output and a reproduce command) unless it exits 0.
+fn run_loop(label: &str, config: &Value) -> Outcome {
+    let script = script();
+    let artifact = support::compile("tree");
+    let dir = std::env::temp_dir().join(format!("dyngc-dawn-frame-loop-{}-{label}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let wgsl = dir.join("tree.wgsl");
+    let manifest = dir.join("tree.manifest.json");
+    let config_path = dir.join("config.json");
+    let out = dir.join("out.json");
+    std::fs::write(&wgsl, &artifact.wgsl).unwrap();
+    std::fs::write(&manifest, artifact.manifest.to_json()).unwrap();
+    std::fs::write(&config_path, serde_json::to_string_pretty(config).unwrap()).unwrap();
+
+    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
+    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
+    let args = [
+        script.display().to_string(),
+        "--wgsl".into(),
+        wgsl.display().to_string(),
+        "--manifest".into(),
+        manifest.display().to_string(),
+        "--config".into(),
+        config_path.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ];
+    let repro = format!(
+        "reproduce with:\n  VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {}\n(files kept in {})",
+        args.join(" "),
+        dir.display()
+    );
+    let output = Command::new("node")
+        .args(&args)
+        .env("VK_ICD_FILENAMES", &icd)
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .output()
+        .unwrap_or_else(|e| panic!("could not start node: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "frame_loop.mjs failed ({}):\n{text}\n{repro}",
+        output.status
+    );
+    let report: Value = serde_json::from_slice(
+        &std::fs::read(&out).unwrap_or_else(|e| panic!("reading {}: {e}\n{repro}", out.display())),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}\n{repro}", out.display()));
+    assert!(report["error"].is_null(), "{}\n{repro}", report["error"]);
+    Outcome { report, dir, repro }
+}
+
+fn u64_of(v: &Value, what: &str) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{what} is not a whole number: {v}"))
+}
+
+/// Replays the usage samples frame_loop.mjs fed its policy through `dyngc_runtime::Policy`, and
+/// checks the JavaScript layout and `used_bytes` against the Rust ones on the way. Returns the
+/// first disagreement.
+fn replay_policy(manifest: &Manifest, report: &Value) -> Result<usize, String> {
+    let p = &report["policy"];
+    let config = PolicyConfig {
+        floor: u64_of(&p["floor"], "policy.floor"),
+        ceiling: u64_of(&p["ceiling"], "policy.ceiling"),
+        grow_factor: p["grow"].as_f64().unwrap(),
+        touch: p["touch"].as_f64().unwrap(),
+        shrink_below: p["shrink_below"].as_f64().unwrap(),
+        shrink_after: u64_of(&p["shrink_after"], "policy.shrink_after") as u32,
+    };
+    let mut policy = Policy::new(manifest, config, 0).map_err(|e| e.to_string())?;
+    let samples = report["samples"].as_array().unwrap();
+    for (i, s) in samples.iter().enumerate() {
+        let n = |k: &str| u64_of(&s[k], &format!("samples[{i}].{k}"));
+        let (arena, requested) = (n("arena_bytes"), n("requested_workers") as u32);
+        let workers = requested.min(manifest.max_workers(arena)).max(1);
+        let ring_slots = manifest
+            .ring_slots(arena, workers)
+            .ok_or_else(|| format!("sample {i}: {arena} bytes is below the minimum arena"))?;
+        if (n("workers") as u32, n("ring_slots") as u32) != (workers, ring_slots) {
+            return Err(format!(
+                "sample {i}: the JavaScript layout of {arena} bytes is {} workers, {} ring slots; manifest.md's rule gives {workers}, {ring_slots}: {s}",
+                s["workers"], s["ring_slots"]
+            ));
+        }
+        let (ring_hw, stack_hw) = (n("ring_high_water") as u32, n("stack_high_water") as u32);
+        let usage = Usage {
+            arena_bytes: arena,
+            requested_workers: requested,
+            workers,
+            ring_slots,
+            ring_high_water: ring_hw,
+            stack_high_water: stack_hw,
+            used_bytes: used_bytes(manifest, workers, ring_slots, ring_hw, stack_hw),
+            fallback_spawns: n("fallback_spawns"),
+            launches: n("launches"),
+            done: s["done"].as_bool().unwrap(),
+            elapsed: Duration::ZERO,
+        };
+        if usage.used_bytes != n("used_bytes") {
+            return Err(format!(
+                "sample {i}: JavaScript used_bytes {} differs from Rust's {}: {s}",
+                s["used_bytes"], usage.used_bytes
+            ));
+        }
+        let rust = policy.observe(&usage);
+        let js = s["new_size"].as_u64();
+        if rust != js {
+            return Err(format!(
+                "sample {i}: the JavaScript policy decided {js:?}, dyngc_runtime::Policy {rust:?}: {s}"
+            ));
+        }
+    }
+    Ok(samples.len())
+}
+
+#[test]
+fn javascript_frame_loop_follows_the_load_without_awaiting() {
+    let started = std::time::Instant::now();
+    let trees: Vec<Tree> = (0..FRAMES).map(|f| tree_for(f, target_nodes(f))).collect();
+    let config = json!({
+        "frames": trees.iter().map(|t| json!({"seed": t.seed, "max_depth": t.max_depth})).collect::<Vec<_>>(),
+        "params": {"max_children": MAX_CHILDREN},
+        "max_in_flight": MAX_IN_FLIGHT,
+        // Short chains and launches, so that larger runs need several submissions.
+        "fuel": 1024,
+        "chain": 2,
+        "policy": {"floor": 0, "ceiling": CEILING, "shrink_after": SHRINK_AFTER},
+        "max_submissions": 10_000,
+        "timeout_s": 240,
+    });
+    let out = run_loop("load", &config);
+    let (r, repro) = (&out.report, &out.repro);
+    let frames = r["frames"].as_array().unwrap();
+    let table: String = frames
+        .iter()
+        .zip(&trees)
+        .map(|(f, t)| {
+            format!(
+                "frame {:>2}: {:>6} nodes, arena {:>8}, workers {:>3}, ring {:>6}, ring_hw {:>6}, fallbacks {:>6}, submissions {:>3}, resolved in frame {}\n",
+                f["frame"], t.nodes, f["arena_bytes"], f["workers"], f["ring_slots"], f["ring_high_water"],
+                f["fallback_spawns"], f["submissions"], f["resolved_in"]
+            )
+        })
+        .collect();
+    assert_eq!(frames.len(), FRAMES, "frames delivered\n{table}{repro}");
+
+    // Every frame equals the CPU reference.
+    for (i, (f, t)) in frames.iter().zip(&trees).enumerate() {
+        assert_eq!(u64_of(&f["frame"], "frame"), i as u64, "{table}{repro}");
+        let what = format!(
+            "frame {i} (seed {}, max_depth {}, max_children {MAX_CHILDREN}, {} nodes)",
+            t.seed, t.max_depth, t.nodes
+        );
+        let got: Vec<u32> = f["outputs"]["per_depth"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: no per_depth output\n{repro}"))
+            .iter()
+            .map(|v| u64_of(v, "per_depth word") as u32)
+            .collect();
+        if let Some(diff) = support::compare_outputs(
+            &[("per_depth".into(), t.per_depth.clone())],
+            &[("per_depth".into(), got)],
+        ) {
+            panic!("{what}: {diff}\n{table}{repro}");
+        }
+        let units = &f["units_per_stage"];
+        assert_eq!(
+            (units["root"].as_u64(), units["node"].as_u64(), units["child"].as_u64()),
+            (Some(1), Some(t.nodes), Some(t.nodes - 1)),
+            "{what}: units per stage {units}\n{repro}"
+        );
+        assert!(
+            u64_of(&f["resolved_in"], "resolved_in") > i as u64,
+            "{what}: harvested in its own frame\n{table}{repro}"
+        );
+    }
+    let nodes: Vec<u64> = trees.iter().map(|t| t.nodes).collect();
+    let (lo, hi) = (*nodes.iter().min().unwrap(), *nodes.iter().max().unwrap());
+    assert!(hi >= 50 * lo, "the load must swing about 100x: {lo}..{hi} nodes");
+
+    // Never awaited inside a frame.
+    assert_eq!(
+        r["awaited_in_frame"], false,
+        "a tick of the frame loop awaited something\n{repro}"
+    );
+
+    // Unfinished runs were continued with more chains.
+    let most_submissions = frames
+        .iter()
+        .map(|f| u64_of(&f["submissions"], "submissions"))
+        .max()
+        .unwrap();
+    assert!(
+        most_submissions > 1,
+        "every run finished in its first chain: the continuation path went untested\n{table}{repro}"
+    );
+
+    // The arena grew under load, because of fallback-bound runs, and shrank after it.
+    let arena: Vec<u64> = frames
+        .iter()
+        .map(|f| u64_of(&f["arena_bytes"], "arena_bytes"))
+        .collect();
+    let calm_end = (0..FRAMES).find(|&f| target_nodes(f) > MIN_NODES).unwrap();
+    let calm_max = *arena[..calm_end].iter().max().unwrap();
+    let peak = *arena.iter().max().unwrap();
+    let first_peak = arena.iter().position(|&a| a == peak).unwrap();
+    assert!(
+        peak > calm_max,
+        "the arena did not grow under load beyond the calm frames' {calm_max} bytes\n{table}{repro}"
+    );
+    assert!(
+        first_peak >= calm_end,
+        "the largest arena came before the load\n{table}{repro}"
+    );
+    assert!(
+        *arena.last().unwrap() < peak,
+        "the arena did not shrink after the load\n{table}{repro}"
+    );
+    let touch = r["policy"]["touch"].as_f64().unwrap();
+    let grew_bound = r["resizes"].as_array().unwrap().iter().any(|z| {
+        u64_of(&z["to"], "to") > u64_of(&z["from"], "from")
+            && u64_of(&z["fallback_spawns"], "fallback_spawns") > 0
+            && u64_of(&z["ring_high_water"], "ring_high_water") as f64
+                >= touch * u64_of(&z["ring_slots"], "ring_slots") as f64
+    });
+    assert!(
+        grew_bound,
+        "no growth came from a fallback-bound sample: {}\n{repro}",
+        r["resizes"]
+    );
+
+    // The JavaScript policy is the documented rule: dyngc_runtime::Policy decides the same.
+    let artifact = support::compile("tree");
+    let samples = replay_policy(&artifact.manifest, r).unwrap_or_else(|e| panic!("{e}\n{repro}"));
+
+    eprintln!(
+        "dawn frame loop: {FRAMES} frames ({lo}..{hi} nodes) equal the reference; arena {}..{peak} bytes; \
+         {samples} usage samples replayed; longest tick {} ms; {:.1} s in node, {:.1} s in all\n{table}",
+        arena.iter().min().unwrap(),
+        r["longest_tick_ms"],
+        u64_of(&r["wall_ms"], "wall_ms") as f64 / 1000.0,
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&out.dir);
+}
+
+/// The detector behind `awaited_in_frame` is live: a tick that awaits the GPU
+/// (`onSubmittedWorkDone`, the synchronous habit) is reported.
+#[test]
+fn javascript_frame_loop_detects_an_await_in_a_frame() {
+    let trees: Vec<Tree> = (0..2).map(|f| tree_for(f, MIN_NODES)).collect();
+    let config = json!({
+        "frames": trees.iter().map(|t| json!({"seed": t.seed, "max_depth": t.max_depth})).collect::<Vec<_>>(),
+        "params": {"max_children": MAX_CHILDREN},
+        "await_in_frame": true,
+        "timeout_s": 120,
+    });
+    let out = run_loop("await", &config);
+    assert_eq!(
+        out.report["awaited_in_frame"], true,
+        "a tick awaited the GPU but the report says it did not\n{}",
+        out.repro
+    );
+    for (f, t) in out.report["frames"].as_array().unwrap().iter().zip(&trees) {
+        let got: Vec<u64> = f["outputs"]["per_depth"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let want: Vec<u64> = t.per_depth.iter().map(|&v| v as u64).collect();
+        assert_eq!(got, want, "{}", out.repro);
+    }
+    let _ = std::fs::remove_dir_all(&out.dir);
+}
