@@ -22,6 +22,7 @@ const DYN_CMD_EXIT: u32 = 1u;
 const DYN_CMD_CLAIM: u32 = 2u; // [_, ticket, count]: copy ring frames onto the stack
 const DYN_CMD_POP: u32 = 3u;   // [_, first, count]: run `count` single frames from stack[first..]
 const DYN_CMD_RANGE: u32 = 4u; // [_, frame, count, lo]: run indices lo..lo+count of stack[frame]
+const DYN_CMD_PACK: u32 = 6u;  // [_, frames, count, first]: run whole small ranges from stack[first] up
 const DYN_CMD_ROUND: u32 = 5u; // this worker ended the round: evaluate `until`, seed the next
 
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
@@ -32,6 +33,15 @@ var<workgroup> dyn_wg_idle: u32;
 var<workgroup> dyn_wg_exhausted: u32;
 // Ring ticket + 1 of the split of the running range published this batch (0 = none).
 var<workgroup> dyn_wg_split: u32;
+// A ring scan shared by the lanes: [first ticket, slots to check], and how many from the first
+// were ready (dyn_ring_scan).
+var<workgroup> dyn_wg_scan: array<u32, 2>;
+var<workgroup> dyn_wg_scan_run: atomic<u32>;
+// Index counts (hi - lo) of the frames from the stack top down, up to a batch (dyn_prescan).
+var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
+// A packed batch (DYN_CMD_PACK): ranges j = 0.. start at lane dyn_wg_pack[j] and end where the
+// next starts; range j is stack frame `first + j` (cmd[3]).
+var<workgroup> dyn_wg_pack: array<u32, DYN_BATCH + 1>;
 var<workgroup> dyn_wg_n_carry: atomic<u32>;
 var<workgroup> dyn_wg_n_child: atomic<u32>;
 var<workgroup> dyn_wg_n_keyed: atomic<u32>;
@@ -82,21 +92,50 @@ fn dyn_finish() {
     atomicStore(&dyn_control[DYN_C_ARGS], 0u);
 }
 
-// Lane 0 only. Reserves up to `n` consecutive empty ring slots; returns the count, the first
-// ticket in dyn_wg_post[3]. Bounded: a few attempts, then it reports no room.
-fn dyn_ring_reserve(n: u32) -> u32 {
+// How many of the `n` ring slots from ticket `t` are ready for `state(ticket)`, counted from `t`
+// until the first that is not (one load after another).
+fn dyn_ring_run(t: u32, n: u32, published: u32) -> u32 {
+    let slots = dyn_params.dyn_ring_slots;
+    var k = 0u;
+    for (; k < n; k++) {
+        let tk = t + k;
+        if (atomicLoad(&dyn_arena[dyn_ring_state(tk & (slots - 1u))]) != dyn_ticket_base(tk) + published) {
+            break;
+        }
+    }
+    return k;
+}
+
+// Every lane: the same count as dyn_ring_run(base, n, published), with one load per lane instead
+// of `n` in a row. Lane 0 has written `base` and `n` to dyn_wg_scan; the result is in
+// dyn_wg_scan_run for lane 0 after the closing barrier. (A few attempts of lane 0 alone follow
+// when the compare-and-swap this prepares loses a race.)
+fn dyn_ring_scan(lid: u32, published: u32) {
+    let slots = dyn_params.dyn_ring_slots;
+    let scan = workgroupUniformLoad(&dyn_wg_scan);
+    let base = scan[0];
+    let n = scan[1];
+    for (var j = lid; j < n; j += DYN_WG) {
+        let t = base + j;
+        if (atomicLoad(&dyn_arena[dyn_ring_state(t & (slots - 1u))]) != dyn_ticket_base(t) + published) {
+            atomicMin(&dyn_wg_scan_run, j);
+        }
+    }
+    workgroupBarrier();
+}
+
+// Lane 0 only. Reserves up to `n` consecutive empty ring slots, the first attempt taking `k0`
+// slots from ticket `t0` (found empty by a scan); returns the count, the first ticket in
+// dyn_wg_post[3]. Bounded: a few attempts, then it reports no room.
+fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
     if (n == 0u) {
         return 0u;
     }
-    let slots = dyn_params.dyn_ring_slots;
-    var t = atomicLoad(&dyn_control[DYN_C_TAIL]);
+    var t = t0;
+    var k = k0;
     for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
-        var k = 0u;
-        for (; k < n; k++) {
-            let tk = t + k;
-            if (atomicLoad(&dyn_arena[dyn_ring_state(tk & (slots - 1u))]) != dyn_ticket_base(tk)) {
-                break;
-            }
+        if (attempt > 0u) {
+            k = dyn_ring_run(t, n, 0u);
         }
         if (k == 0u) {
             return 0u;
@@ -114,17 +153,14 @@ fn dyn_ring_reserve(n: u32) -> u32 {
     return 0u;
 }
 
-// Lane 0 only. Claims up to DYN_BATCH published frames from the ring head.
-fn dyn_ring_claim() -> u32 {
-    let slots = dyn_params.dyn_ring_slots;
-    var h = atomicLoad(&dyn_control[DYN_C_HEAD]);
+// Lane 0 only. Claims up to DYN_BATCH published frames from the ring head, the first attempt
+// taking `k0` frames from ticket `h0` (found published by a scan).
+fn dyn_ring_claim(h0: u32, k0: u32) -> u32 {
+    var h = h0;
+    var k = k0;
     for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
-        var k = 0u;
-        for (; k < DYN_BATCH; k++) {
-            let hk = h + k;
-            if (atomicLoad(&dyn_arena[dyn_ring_state(hk & (slots - 1u))]) != dyn_ticket_base(hk) + 1u) {
-                break;
-            }
+        if (attempt > 0u) {
+            k = dyn_ring_run(h, DYN_BATCH, 1u);
         }
         if (k == 0u) {
             return 0u;
@@ -171,6 +207,66 @@ fn dyn_sweep(me: u32) -> u32 {
     return taken;
 }
 
+// Every lane, before lane 0 plans: the loads the plan needs, one per lane instead of a row of
+// them in lane 0. With an empty stack: how many frames after the ring head are published. Else:
+// how many frames from the stack top down are single (no range), up to a batch, and the index
+// count of each.
+fn dyn_prescan(me: u32, lid: u32) {
+    let top = workgroupUniformLoad(&dyn_wg_top);
+    if (top == 0u) {
+        if (lid == 0u) {
+            dyn_wg_scan = array<u32, 2>(atomicLoad(&dyn_control[DYN_C_HEAD]), DYN_BATCH);
+            atomicStore(&dyn_wg_scan_run, DYN_BATCH);
+        }
+        dyn_ring_scan(lid, 1u);
+        return;
+    }
+    let n = min(top, DYN_BATCH);
+    if (lid == 0u) {
+        atomicStore(&dyn_wg_scan_run, n);
+    }
+    workgroupBarrier();
+    if (lid < n) {
+        let g = dyn_stack_frame(me, top - 1u - lid);
+        let size = atomicLoad(&dyn_arena[g + 2u]) - atomicLoad(&dyn_arena[g + 1u]);
+        dyn_wg_sizes[lid] = size;
+        if (size > 1u) {
+            atomicMin(&dyn_wg_scan_run, lid);
+        }
+    }
+    workgroupBarrier();
+}
+
+// Lane 0 only, when the top frame is a range of fewer than DYN_BATCH indices: takes it and the
+// ranges below it, whole, while they fit in one batch together (sizes from dyn_prescan). False,
+// taking nothing, when no second range fits.
+fn dyn_pack_ranges() -> bool {
+    let n = min(dyn_wg_top, DYN_BATCH);
+    var count = 0u;
+    var frames = 0u;
+    for (; frames < n; frames++) {
+        let size = dyn_wg_sizes[frames];
+        if (size <= 1u || count + size > DYN_BATCH) {
+            break;
+        }
+        count += size;
+    }
+    if (frames < 2u) {
+        return false;
+    }
+    // Frame top - 1 - j is dyn_wg_sizes[j]; list them bottom-up from the new top.
+    var start = 0u;
+    for (var j = 0u; j < frames; j++) {
+        dyn_wg_pack[j] = start;
+        start += dyn_wg_sizes[frames - 1u - j];
+    }
+    dyn_wg_pack[frames] = count;
+    dyn_wg_top -= frames;
+    dyn_wg_exhausted = frames;
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_PACK, frames, count, dyn_wg_top);
+    return true;
+}
+
 // Lane 0 only: decides what the workgroup does next and writes it to dyn_wg_cmd.
 fn dyn_plan(me: u32) {
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_NONE, 0u, 0u, 0u);
@@ -193,7 +289,7 @@ fn dyn_plan(me: u32) {
     }
     dyn_wg_fuel -= 1u;
     if (dyn_wg_top == 0u) {
-        let claimed = dyn_ring_claim();
+        let claimed = dyn_ring_claim(dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run));
         if (claimed > 0u) {
             dyn_wg_idle = 0u;
             dyn_wg_cmd[0] = DYN_CMD_CLAIM;
@@ -239,7 +335,17 @@ fn dyn_plan(me: u32) {
         if (dyn_is_leaf(atomicLoad(&dyn_arena[f]) & 0xFFFFu)) {
             chunk = DYN_BATCH * DYN_LEAF_UNROLL;
         }
-        if (hi - lo > 2u * chunk && dyn_ring_reserve(1u) == 1u) {
+        // Small ranges (a tree's few children each) would leave most lanes idle one range at a
+        // time: run as many whole ones from the top as fill a batch together.
+        if (hi - lo < DYN_BATCH && dyn_pack_ranges()) {
+            return;
+        }
+        var room = 0u;
+        if (hi - lo > 2u * chunk) {
+            let tail = atomicLoad(&dyn_control[DYN_C_TAIL]);
+            room = dyn_ring_reserve(1u, tail, dyn_ring_run(tail, 1u, 0u));
+        }
+        if (room == 1u) {
             let mid = lo + (hi - lo) / 2u;
             dyn_wg_split = dyn_wg_post[3] + 1u;
             // Copy the frame now: the stack above it may be rewritten before the split is published.
@@ -261,16 +367,10 @@ fn dyn_plan(me: u32) {
         dyn_wg_cmd = array<u32, 4>(DYN_CMD_RANGE, top, count, lo);
         return;
     }
-    // Single frames: take up to a batch of them from the top, stopping at a range frame.
-    var first = top;
-    var count = 1u;
-    for (; count < DYN_BATCH && first > 0u; count++) {
-        let g = dyn_stack_frame(me, first - 1u);
-        if (atomicLoad(&dyn_arena[g + 2u]) - atomicLoad(&dyn_arena[g + 1u]) > 1u) {
-            break;
-        }
-        first -= 1u;
-    }
+    // Single frames: take up to a batch of them from the top, stopping at a range frame (the
+    // lanes counted them in dyn_prescan; the top one is single, so there is at least one).
+    let count = max(atomicLoad(&dyn_wg_scan_run), 1u);
+    let first = dyn_wg_top - count;
     dyn_wg_top = first;
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_POP, first, count, 0u);
 }
@@ -339,6 +439,19 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     // Every unit this lane runs now belongs to the current round: the next one begins only
     // after all of them have finished.
     dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
+    if (cmd[0] == DYN_CMD_PACK) {
+        var j = 0u;
+        while (dyn_wg_pack[j + 1u] <= lid) {
+            j++;
+        }
+        let f = dyn_stack_frame(me, cmd[3] + j);
+        let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+        dyn_cur_stage = stage;
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+        dyn_execute(stage, atomicLoad(&dyn_arena[f + 1u]) + lid - dyn_wg_pack[j], f);
+        atomicAdd(&dyn_wg_units[stage], 1u);
+        return;
+    }
     if (cmd[0] == DYN_CMD_RANGE) {
         let f = dyn_stack_frame(me, cmd[1]);
         let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
@@ -438,12 +551,18 @@ fn dyn_publish(me: u32, lid: u32) {
     let slots = dyn_params.dyn_ring_slots;
     let base = dyn_wg_top;
     if (lid == 0u) {
+        let n = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP) + min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
+        dyn_wg_scan = array<u32, 2>(atomicLoad(&dyn_control[DYN_C_TAIL]), n);
+        atomicStore(&dyn_wg_scan_run, n);
+    }
+    dyn_ring_scan(lid, 0u);
+    if (lid == 0u) {
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack.
-        let to_ring = dyn_ring_reserve(keyed + children);
+        let to_ring = dyn_ring_reserve(keyed + children, dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run));
         let ticket = dyn_wg_post[3];
         var kept = children - (to_ring - min(to_ring, keyed));
         var stacked = carries;
@@ -525,6 +644,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     // Bounded by the fuel: dyn_plan answers EXIT once it is spent.
     loop {
         storageBarrier();
+        dyn_prescan(me, lid);
         if (lid == 0u) {
             dyn_plan(me);
         }
@@ -548,7 +668,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
             if (give_back) {
                 atomicStore(&dyn_control[DYN_C_PENDING], 0u);
             }
-        } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE) {
+        } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE || cmd[0] == DYN_CMD_PACK) {
             dyn_run_lane(me, lid, cmd);
             workgroupBarrier();
             storageBarrier();

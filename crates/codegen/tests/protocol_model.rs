@@ -36,8 +36,11 @@
 //! - `atomicCompareExchangeWeak` is `compare_exchange` (loom does not model spurious failure;
 //!   the WGSL treats a failure like a lost race anyway).
 //!
-//! Not modelled: fan-out ranges and lazy splitting (`DYN_CMD_RANGE`), the recursion counters,
-//! errors and statistics. [`Sys::publish`] handles carries (`become`), but no scenario makes one.
+//! Not modelled: fan-out ranges, lazy splitting and packed small ranges (`DYN_CMD_RANGE`,
+//! `DYN_CMD_PACK`: they touch only the worker's own stack, apart from the split's reservation),
+//! the recursion counters, errors and statistics. The first attempt of a claim or reservation
+//! reads the slot states with all lanes at once (`dyn_ring_scan`), here one after another: the
+//! same loads before the same compare-and-swap, whose success alone makes them valid. [`Sys::publish`] handles carries (`become`), but no scenario makes one.
 //!
 //! Two orderings here are stricter than `executor.wgsl` as first written; loom found both, and
 //! the WGSL must match them (tests `ring_detects_reserve_without_barrier` and
