@@ -66,18 +66,22 @@ struct Combo {
     workers: u32,
     fuel: u32,
     tiny_fuel: bool,
+    /// A ring the test chooses (an engine's own layout) instead of the runtime's.
+    ring_slots: Option<u32>,
 }
 
 impl fmt::Display for Combo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "arena {:?} ({} bytes), {} workers requested, fuel {}{}",
+            "arena {:?} ({} bytes), {} workers requested, fuel {}{}{}",
             self.arena,
             self.arena_bytes,
             self.workers,
             self.fuel,
-            if self.tiny_fuel { " (tiny)" } else { " (default)" }
+            if self.tiny_fuel { " (tiny)" } else { " (default)" },
+            self.ring_slots
+                .map_or_else(String::new, |r| format!(", ring of {r} slots"))
         )
     }
 }
@@ -96,6 +100,7 @@ fn combos(exec: &Executor) -> Vec<Combo> {
                     workers,
                     fuel,
                     tiny_fuel,
+                    ring_slots: None,
                 });
             }
         }
@@ -119,6 +124,9 @@ fn setup_for<'a>(case: &Case, inputs: &'a [(String, Vec<u8>)], combo: &Combo) ->
         setup.param(name.clone(), *value);
     }
     setup.workers(combo.workers).fuel(combo.fuel);
+    if let Some(slots) = combo.ring_slots {
+        setup.ring_slots(slots);
+    }
     setup
 }
 
@@ -168,10 +176,14 @@ fn stat(stats: &Stats, name: &str) -> Result<u64, String> {
 /// Runs `case` under every combination and checks each run; panics at the end listing every
 /// failed combination with the plan and statistics.
 fn check_matrix(case: &Case, expect_min_arena_fallback: bool, extra: Extra<'_>) {
+    check_combos(case, &combos(executor(case.example)), expect_min_arena_fallback, extra);
+}
+
+fn check_combos(case: &Case, combos: &[Combo], expect_min_arena_fallback: bool, extra: Extra<'_>) {
     let exec = executor(case.example);
     let started = Instant::now();
     let mut failures = Vec::new();
-    for combo in combos(exec) {
+    for &combo in combos {
         let t = Instant::now();
         let result = run(case, &combo);
         let secs = t.elapsed().as_secs_f64();
@@ -230,8 +242,9 @@ fn check_matrix(case: &Case, expect_min_arena_fallback: bool, extra: Extra<'_>) 
     );
     assert!(
         failures.is_empty(),
-        "{} of 18 combinations failed:\n\n{}",
+        "{} of {} combinations failed:\n\n{}",
         failures.len(),
+        combos.len(),
         failures.join("\n\n")
     );
 }
@@ -242,8 +255,15 @@ fn check_matrix(case: &Case, expect_min_arena_fallback: bool, extra: Extra<'_>) 
 fn check_outcome(exec: &Executor, case: &Case, combo: &Combo, o: &Outcome) -> Vec<String> {
     let m = exec.manifest();
     let mut problems = Vec::new();
-    let fit = m.max_workers(combo.arena_bytes);
+    let arena = &m.executor.arena;
+    let fit = match combo.ring_slots {
+        None => m.max_workers(combo.arena_bytes),
+        Some(r) => ((combo.arena_bytes - r as u64 * arena.bytes_per_slot) / arena.bytes_per_worker) as u32,
+    };
     let want_workers = combo.workers.min(fit).max(1);
+    if combo.ring_slots.is_some_and(|r| r != o.plan.ring_slots) {
+        problems.push(format!("the plan has {} ring slots", o.plan.ring_slots));
+    }
     if combo.arena == Arena::Min && o.plan.workers != 1 {
         problems.push(format!(
             "the minimum arena holds one worker, the plan has {}",
@@ -553,6 +573,42 @@ fn pagerank_round_limits() {
         let case = support::pagerank_case(format!("max_iterations {limit}"), &g, 0, limit);
         assert_eq!(case.rounds, limit.max(1) as u64);
         check_matrix(&case, false, &no_extra);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exactly once on any layout: an engine may lay out the arena itself. Many workers on the
+// smallest rings (which the runtime's own plan never picks) make every reservation and claim a
+// race between workgroups, and the ring wraps constantly.
+
+#[test]
+fn exactly_once_on_engine_chosen_layouts() {
+    let cases = [
+        support::triangle_case("mixed n, 1500 elements", support::triangle_mixed(1500, 5)),
+        support::collatz_case("1000 values below 2000", support::collatz_inputs(1000, 2000, 6)),
+        support::tree_case("depth 12, 3 children", support::tree_seed(12, 3, 1_000, 5_000), 12, 3),
+        support::bfs_case("random, 1500 vertices", &Csr::random(1500, 6000, 8), 0),
+        support::bfs_levels_case("random, 800 vertices", &Csr::random(800, 3200, 9), 0),
+        support::pagerank_case("random, 300 vertices", &Csr::random(300, 1200, 10), 1 << 12, 100),
+    ];
+    for case in &cases {
+        let ex = &executor(case.example).manifest().executor;
+        let mut combos = Vec::new();
+        for ring in [ex.arena.min_ring_slots, 2 * ex.arena.min_ring_slots] {
+            for workers in [2, 8, 64] {
+                for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
+                    combos.push(Combo {
+                        arena: Arena::Large,
+                        arena_bytes: LARGE_ARENA,
+                        workers,
+                        fuel,
+                        tiny_fuel,
+                        ring_slots: Some(ring),
+                    });
+                }
+            }
+        }
+        check_combos(case, &combos, false, &no_extra);
     }
 }
 

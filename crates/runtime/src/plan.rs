@@ -44,6 +44,10 @@ pub struct RunSetup<'a> {
     pub fuel: Option<u32>,
     /// Launches per submission; default `executor.defaults.chain_length`.
     pub chain_length: Option<u32>,
+    /// Ring slots (a power of two, at least `executor.arena.min_ring_slots`), as an engine that
+    /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
+    /// workers first (reserves take at most half the arena), the largest ring in the rest.
+    pub ring_slots: Option<u32>,
 }
 
 impl<'a> RunSetup<'a> {
@@ -81,6 +85,11 @@ impl<'a> RunSetup<'a> {
 
     pub fn chain_length(&mut self, launches: u32) -> &mut Self {
         self.chain_length = Some(launches);
+        self
+    }
+
+    pub fn ring_slots(&mut self, slots: u32) -> &mut Self {
+        self.ring_slots = Some(slots);
         self
     }
 }
@@ -290,18 +299,42 @@ impl Plan {
             requested: requested_arena_bytes,
             minimum: ex.arena.min_bytes,
         };
-        let max_workers = manifest.max_workers(requested_arena_bytes);
         let requested_workers = setup.workers.unwrap_or(ex.defaults.workers);
         if requested_workers == 0 {
             return Err(Error::Option("the number of workers must be at least 1".into()));
         }
-        let workers = requested_workers
-            .min(max_workers)
-            .min(limits.max_compute_workgroups_per_dimension)
-            .max(1);
-        let ring_slots = manifest
-            .ring_slots(requested_arena_bytes, workers)
-            .ok_or_else(too_small)?;
+        let (workers, ring_slots) = match setup.ring_slots {
+            None => {
+                let workers = requested_workers
+                    .min(manifest.max_workers(requested_arena_bytes))
+                    .min(limits.max_compute_workgroups_per_dimension)
+                    .max(1);
+                let ring_slots = manifest
+                    .ring_slots(requested_arena_bytes, workers)
+                    .ok_or_else(too_small)?;
+                (workers, ring_slots)
+            }
+            Some(slots) => {
+                if !slots.is_power_of_two() || slots < ex.arena.min_ring_slots {
+                    return Err(Error::Option(format!(
+                        "ring slots must be a power of two and at least {} (got {slots})",
+                        ex.arena.min_ring_slots
+                    )));
+                }
+                let ring = ex.arena.bytes_per_slot * slots as u64;
+                let fit = requested_arena_bytes.saturating_sub(ring) / ex.arena.bytes_per_worker;
+                if fit == 0 {
+                    return Err(Error::Option(format!(
+                        "an arena of {requested_arena_bytes} bytes holds a ring of {slots} slots ({ring} bytes) and no worker (each needs {} bytes)",
+                        ex.arena.bytes_per_worker
+                    )));
+                }
+                let workers = (requested_workers as u64)
+                    .min(fit)
+                    .min(limits.max_compute_workgroups_per_dimension as u64) as u32;
+                (workers, slots)
+            }
+        };
         let arena_bytes = manifest.arena_bytes(workers, ring_slots).div_ceil(WORD) * WORD;
 
         let fuel = setup.fuel.unwrap_or(ex.defaults.fuel);
@@ -740,6 +773,37 @@ pub(crate) mod tests {
         // True element counts for the kernel (`arrayLength` cannot say 0).
         assert_eq!(u32_at(24), 35);
         assert_eq!(u32_at(28), 35);
+    }
+
+    #[test]
+    fn an_engine_may_choose_the_ring() {
+        let m = manifest();
+        let row = words(&[0, 1]);
+        let plan = |ring: u32, workers: u32| {
+            let mut s = RunSetup::new(1 << 20);
+            s.input("row_ptr", &row)
+                .input("col_idx", &[])
+                .param("source", 0)
+                .workers(workers)
+                .ring_slots(ring);
+            Plan::new(&m, &s, &DeviceLimits::unlimited())
+        };
+        // The smallest ring with many workers, a layout the default never picks.
+        let p = plan(64, 1000).unwrap();
+        assert_eq!((p.workers, p.ring_slots), (1000, 64));
+        assert_eq!(p.arena_bytes, 1000 * 484 + 64 * 20);
+        // The workers get what the ring leaves: (2^20 - 32768 * 20) / 484 = 812.
+        let p = plan(32768, 1000).unwrap();
+        assert_eq!((p.workers, p.ring_slots), (812, 32768));
+        for (ring, why) in [(48, "power of two"), (32, "at least 64")] {
+            let e = plan(ring, 4).unwrap_err().to_string();
+            assert!(e.contains(why), "{e}");
+        }
+        let e = plan(1 << 16, 4).unwrap_err().to_string();
+        assert!(
+            e.contains("holds a ring of 65536 slots (1310720 bytes) and no worker"),
+            "{e}"
+        );
     }
 
     #[test]
