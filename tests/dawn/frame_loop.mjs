@@ -44,21 +44,11 @@
 // Environment: on a machine without a GPU point Dawn at SwiftShader with
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-// Keep the GPU object reachable for the whole process (see run.mjs: a collected one crashes
-// Dawn's event processing).
-let gpu;
-
-const EXIT_GPU = 1;
-const EXIT_USAGE = 2;
-const EXIT_KERNEL = 3;
-const EXIT_TIMEOUT = 4;
+import {
+  EXIT_GPU, EXIT_KERNEL, EXIT_TIMEOUT, EXIT_USAGE, createPipelines, evalRule, openDevice, parseFlags, readArtifact, readJson,
+} from './common.mjs';
 
 // The report, written on success and on failure (`finish`).
 let outPath;
@@ -85,23 +75,11 @@ function usageError(message) {
 
 function parseArgs(argv) {
   const o = {};
-  for (let i = 2; i < argv.length; i++) {
-    const flag = argv[i];
-    const key = { '--wgsl': 'wgsl', '--manifest': 'manifest', '--config': 'config', '--out': 'out' }[flag];
-    if (!key) usageError(`unknown argument \`${flag}\` (usage: --wgsl F.wgsl --manifest F.manifest.json --config C.json --out OUT.json)`);
-    if (i + 1 >= argv.length) usageError(`${flag} needs a value`);
-    o[key] = argv[++i];
-  }
+  const set = (key) => (v) => { o[key] = v; };
+  const values = { '--wgsl': set('wgsl'), '--manifest': set('manifest'), '--config': set('config'), '--out': set('out') };
+  parseFlags(argv, { values, usage: 'usage: --wgsl F.wgsl --manifest F.manifest.json --config C.json --out OUT.json' }, finish);
   for (const key of ['manifest', 'config', 'out']) if (!o[key]) usageError(`--${key} is required`);
   return o;
-}
-
-function readJson(file, what) {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    return usageError(`cannot read the ${what} ${file}: ${e.message}`);
-  }
 }
 
 // A parameter's 32-bit pattern from a JSON number, by the parameter's scalar kind.
@@ -137,22 +115,7 @@ function frameParams(m, cfg) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Length rules (docs/manifest.md, "Length rules"): BigInt, refusing underflow and division by 0.
-
-function evalRule(rule, len, param) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const two = () => [evalRule(arg[0], len, param), evalRule(arg[1], len, param)];
-  switch (tag) {
-    case 'const': return BigInt(arg);
-    case 'len': { const v = len(arg); if (v === undefined) throw new Error(`length of \`${arg}\` is not known`); return v; }
-    case 'param': { const v = param(arg); if (v === undefined) throw new Error(`parameter \`${arg}\` is not set`); return v; }
-    case 'add': { const [a, b] = two(); return a + b; }
-    case 'sub': { const [a, b] = two(); if (a < b) throw new Error(`${a} - ${b} is negative`); return a - b; }
-    case 'mul': { const [a, b] = two(); return a * b; }
-    case 'div': { const [a, b] = two(); if (b === 0n) throw new Error('division by zero'); return a / b; }
-    default: throw new Error(`unknown length rule \`${tag}\``);
-  }
-}
+// Length rules (docs/manifest.md, "Length rules", evaluated by common.mjs)
 
 // Element counts of every output and buffer binding, and the marks words, for one frame.
 function lengthsOf(m, bits) {
@@ -244,53 +207,6 @@ class Policy {
 }
 
 // ---------------------------------------------------------------------------------------------
-// WebGPU: device, pipelines (launch protocol step 1)
-
-async function openDevice() {
-  const dawn = path.join(here, 'node_modules/webgpu/dist', `${process.platform}-${process.arch}`, 'dawn.node');
-  if (!existsSync(dawn)) usageError(`Dawn for Node is not installed (${dawn} is missing): run scripts/test, or \`npm ci\` in ${here}`);
-  const { create, globals } = createRequire(import.meta.url)(dawn);
-  Object.assign(globalThis, globals); // GPUBufferUsage, GPUMapMode, ...
-  gpu = create([]);
-  const adapter = await gpu.requestAdapter();
-  if (!adapter) finish(EXIT_GPU, 'no WebGPU adapter (on a machine without a GPU set VK_ICD_FILENAMES to SwiftShader)');
-  const want = ['maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupsPerDimension', 'maxUniformBufferBindingSize'];
-  const device = await adapter.requestDevice({ requiredLimits: Object.fromEntries(want.map((k) => [k, adapter.limits[k]])) });
-  device.lost.then((info) => {
-    if (info.reason !== 'destroyed') finish(EXIT_GPU, `device lost (${info.reason}): ${info.message}`);
-  });
-  // Error scopes can only be read by awaiting a promise; a frame never awaits, so every error
-  // that escapes arrives here instead.
-  device.addEventListener('uncapturederror', (e) => finish(EXIT_GPU, `uncaptured WebGPU error: ${e.error.message}`));
-  const info = adapter.info ?? {};
-  return { device, description: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') };
-}
-
-async function createPipelines(device, m, code) {
-  device.pushErrorScope('validation');
-  const module = device.createShaderModule({ label: m.name, code });
-  const info = await module.getCompilationInfo();
-  const kind = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
-  const groups = Math.max(-1, ...m.bindings.map((b) => b.group)) + 1;
-  const layouts = [];
-  for (let g = 0; g < groups; g++) {
-    layouts.push(device.createBindGroupLayout({
-      entries: m.bindings.filter((b) => b.group === g).map((b) => ({
-        binding: b.binding, visibility: GPUShaderStage.COMPUTE,
-        buffer: { type: kind[b.access], hasDynamicOffset: false, minBindingSize: 0 },
-      })),
-    }));
-  }
-  const layout = device.createPipelineLayout({ bindGroupLayouts: layouts });
-  const pipeline = (entryPoint) => device.createComputePipeline({ label: entryPoint, layout, compute: { module, entryPoint } });
-  const pipelines = { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main) };
-  const err = await device.popErrorScope();
-  const errors = info.messages.filter((msg) => msg.type === 'error').map((msg) => `${msg.lineNum}:${msg.linePos}: ${msg.message}`);
-  if (err || errors.length) finish(EXIT_GPU, `Tint or the pipelines rejected the module: ${[...errors, err?.message].filter(Boolean).join('; ')}`);
-  return pipelines;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Runs: createRun (launch protocol steps 2-3), recordStart (step 4), recordChain (step 5).
 
 function createRun(device, m, pipelines, cfg, frame, params, arenaBytes) {
@@ -379,19 +295,17 @@ function destroyRun(run) {
 async function main() {
   const opts = parseArgs(process.argv);
   outPath = path.resolve(opts.out);
-  const m = readJson(opts.manifest, 'manifest');
-  if (m.schema !== 'dyngc-manifest/1') usageError(`manifest schema is \`${m.schema}\`, this script reads \`dyngc-manifest/1\``);
+  const { m, wgslPath, code } = readArtifact(opts.manifest, opts.wgsl, finish);
   if (m.bindings.some((b) => b.role === 'input')) usageError('this frame loop feeds parameters only; the program has input bindings');
-  const cfg = readJson(opts.config, 'config');
+  const cfg = readJson(opts.config, 'config', finish);
   const frames = frameParams(m, cfg);
-  const code = readFileSync(opts.wgsl ?? path.join(path.dirname(opts.manifest), m.wgsl), 'utf8');
   const maxInFlight = cfg.max_in_flight ?? 3;
   const limit = cfg.max_submissions ?? 10_000;
 
-  const { device, description } = await openDevice();
+  const { device, description } = await openDevice(finish);
   report.device = description;
   setUpRecipe(m, device);
-  const pipelines = await createPipelines(device, m, code);
+  const pipelines = await createPipelines(device, m, code, wgslPath, finish);
   const p = cfg.policy ?? {};
   let policy;
   try {

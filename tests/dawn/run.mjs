@@ -37,22 +37,13 @@
 // Environment: Dawn picks Vulkan; on a machine without a GPU point it at SwiftShader with
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json XDG_RUNTIME_DIR=/tmp
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-
-// The GPU object of `create()` must stay reachable for the whole process: the package polls its
-// instance for events (mapAsync, popErrorScope, ...) and a garbage-collected GPU object leaves it
-// polling freed memory (a segfault in dawn::native::InstanceBase::ProcessEvents).
-let gpu;
-
-const EXIT_GPU = 1;
-const EXIT_USAGE = 2;
-const EXIT_KERNEL = 3;
-const EXIT_TIMEOUT = 4;
+import {
+  EXIT_GPU, EXIT_KERNEL, EXIT_TIMEOUT, EXIT_USAGE, createPipelines, evalRule, openDevice, parseFlags, readArtifact, scoped,
+  showRule,
+} from './common.mjs';
 
 function fail(code, message) {
   process.stderr.write(`run.mjs: ${message}\n`);
@@ -64,10 +55,6 @@ function fail(code, message) {
 
 function parseArgs(argv) {
   const o = { inputs: [], params: [], verbose: false, timeout: 300, maxSubmissions: 1_000_000 };
-  const value = (i, flag) => {
-    if (i + 1 >= argv.length) fail(EXIT_USAGE, `${flag} needs a value`);
-    return argv[i + 1];
-  };
   const pair = (s, flag) => {
     const eq = s.indexOf('=');
     if (eq <= 0) fail(EXIT_USAGE, `${flag} takes NAME=VALUE, got \`${s}\``);
@@ -79,30 +66,31 @@ function parseArgs(argv) {
     if (n < BigInt(min)) fail(EXIT_USAGE, `${flag} must be at least ${min}`);
     return n;
   };
-  for (let i = 2; i < argv.length; i++) {
-    const a = argv[i];
-    switch (a) {
-      case '--wgsl': o.wgsl = value(i++, a); break;
-      case '--manifest': o.manifest = value(i++, a); break;
-      case '--input': o.inputs.push(pair(value(i++, a), a)); break;
-      case '--param': o.params.push(pair(value(i++, a), a)); break;
-      case '--arena': o.arena = count(value(i++, a), a, 0); break;
-      case '--workers': o.workers = Number(count(value(i++, a), a, 1)); break;
-      case '--fuel': o.fuel = Number(count(value(i++, a), a, 1)); break;
-      case '--chain': o.chain = Number(count(value(i++, a), a, 1)); break;
-      case '--timeout': o.timeout = Number(value(i++, a)); break;
-      case '--max-submissions': o.maxSubmissions = Number(count(value(i++, a), a, 1)); break;
-      case '--out': o.out = value(i++, a); break;
-      case '--verbose': o.verbose = true; break;
-      case '--compile-only': o.compileOnly = true; break;
-      case '-h': case '--help': {
-        const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-        process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith('import'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
-        process.exit(0);
-      }
-      default: fail(EXIT_USAGE, `unknown argument \`${a}\` (see --help)`);
-    }
-  }
+  const help = () => {
+    const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+    process.stdout.write(text.slice(1, text.findIndex((l) => l.startsWith('import'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.exit(0);
+  };
+  const values = {
+    '--wgsl': (v) => { o.wgsl = v; },
+    '--manifest': (v) => { o.manifest = v; },
+    '--input': (v, a) => { o.inputs.push(pair(v, a)); },
+    '--param': (v, a) => { o.params.push(pair(v, a)); },
+    '--arena': (v, a) => { o.arena = count(v, a, 0); },
+    '--workers': (v, a) => { o.workers = Number(count(v, a, 1)); },
+    '--fuel': (v, a) => { o.fuel = Number(count(v, a, 1)); },
+    '--chain': (v, a) => { o.chain = Number(count(v, a, 1)); },
+    '--timeout': (v) => { o.timeout = Number(v); },
+    '--max-submissions': (v, a) => { o.maxSubmissions = Number(count(v, a, 1)); },
+    '--out': (v) => { o.out = v; },
+  };
+  const switches = {
+    '--verbose': () => { o.verbose = true; },
+    '--compile-only': () => { o.compileOnly = true; },
+    '-h': help,
+    '--help': help,
+  };
+  parseFlags(argv, { values, switches, usage: 'see --help' }, fail);
   const required = o.compileOnly ? [['--manifest', 'manifest']] : [['--manifest', 'manifest'], ['--arena', 'arena'], ['--out', 'out']];
   for (const [flag, key] of required) {
     if (o[key] === undefined) fail(EXIT_USAGE, `${flag} is required`);
@@ -113,49 +101,6 @@ function parseArgs(argv) {
 
 // ---------------------------------------------------------------------------------------------
 // Host-side arithmetic (docs/manifest.md, "Length rules", "The arena", "The parameter uniform")
-
-const U64_MAX = (1n << 64n) - 1n;
-
-// Evaluates a LengthRule in u64 arithmetic; `len(name)` and `param(name)` give BigInts or undefined.
-function evalRule(rule, len, param) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const two = () => [evalRule(arg[0], len, param), evalRule(arg[1], len, param)];
-  const check = (v, what) => {
-    if (v < 0n) throw new Error(`${showRule(rule)} is negative (${what})`);
-    if (v > U64_MAX) throw new Error(`${showRule(rule)} overflows`);
-    return v;
-  };
-  switch (tag) {
-    case 'const': return BigInt(arg);
-    case 'len': {
-      const v = len(arg);
-      if (v === undefined) throw new Error(`length of \`${arg}\` is not known`);
-      return v;
-    }
-    case 'param': {
-      const v = param(arg);
-      if (v === undefined) throw new Error(`parameter \`${arg}\` is not set`);
-      return v;
-    }
-    case 'add': { const [a, b] = two(); return check(a + b); }
-    case 'sub': { const [a, b] = two(); return check(a - b, `${a} - ${b}`); }
-    case 'mul': { const [a, b] = two(); return check(a * b); }
-    case 'div': {
-      const [a, b] = two();
-      if (b === 0n) throw new Error(`${showRule(rule)} divides by zero`);
-      return a / b;
-    }
-    default: throw new Error(`unknown length rule \`${tag}\``);
-  }
-}
-
-function showRule(rule) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const op = { add: '+', sub: '-', mul: '*', div: '/' }[tag];
-  if (op) return `(${showRule(arg[0])} ${op} ${showRule(arg[1])})`;
-  if (tag === 'len') return `len(${arg})`;
-  return String(arg);
-}
 
 // A parameter's 32-bit pattern from its text, by the parameter's scalar kind.
 function paramBits(p, text) {
@@ -316,87 +261,8 @@ function plan(m, opts, limits) {
   return { workers: Number(workers), requestedWorkers, ringSlots: Number(ringSlots), arenaBytes: Number(arenaBytes), fuel, chain, params, uniform, buffers };
 }
 
-function validateManifest(m) {
-  if (m.schema !== 'dyngc-manifest/1') fail(EXIT_USAGE, `manifest schema is \`${m.schema}\`, this driver reads \`dyngc-manifest/1\``);
-  for (const role of ['params', 'control', 'arena', 'marks']) {
-    const n = m.bindings.filter((b) => b.role === role).length;
-    if (n > 1 || (n === 0 && role !== 'marks')) fail(EXIT_USAGE, `manifest has ${n} bindings with role \`${role}\``);
-  }
-  for (const b of m.bindings) {
-    if (!(b.element.size > 0 && b.element.size % 4 === 0)) fail(EXIT_USAGE, `binding \`${b.name}\` has element size ${b.element.size}`);
-    if (!['read', 'read_write', 'uniform'].includes(b.access)) fail(EXIT_USAGE, `binding \`${b.name}\` has unknown access \`${b.access}\``);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // WebGPU
-
-async function openDevice() {
-  const dawn = path.join(here, 'node_modules/webgpu/dist', `${process.platform}-${process.arch}`, 'dawn.node');
-  if (!existsSync(dawn)) fail(EXIT_GPU, `Dawn for Node is not installed (${dawn} is missing): run scripts/test, or \`npm ci\` in ${here}`);
-  const { create, globals } = createRequire(import.meta.url)(dawn);
-  Object.assign(globalThis, globals); // GPUBufferUsage, GPUMapMode, ...
-  gpu = create([]);
-  const adapter = await gpu.requestAdapter();
-  if (!adapter) fail(EXIT_GPU, 'no WebGPU adapter (on a machine without a GPU set VK_ICD_FILENAMES to SwiftShader)');
-  // The defaults (8 storage buffers, 128 MiB bindings) are often too small: ask for the adapter's.
-  const want = ['maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupsPerDimension', 'maxUniformBufferBindingSize'];
-  const requiredLimits = Object.fromEntries(want.map((k) => [k, adapter.limits[k]]));
-  const device = await adapter.requestDevice({ requiredLimits });
-  device.lost.then((info) => {
-    if (info.reason !== 'destroyed') fail(EXIT_GPU, `device lost (${info.reason}): ${info.message}`);
-  });
-  device.addEventListener?.('uncapturederror', (e) => fail(EXIT_GPU, `uncaptured WebGPU error: ${e.error.message}`));
-  const info = adapter.info ?? {};
-  return { device, limits: device.limits, description: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') };
-}
-
-// Runs `fn` inside validation and out-of-memory error scopes; fails naming `what` on an error.
-async function scoped(device, what, fn) {
-  device.pushErrorScope('out-of-memory');
-  device.pushErrorScope('validation');
-  const result = fn();
-  const validation = await device.popErrorScope();
-  const oom = await device.popErrorScope();
-  const err = validation ?? oom;
-  if (err) fail(EXIT_GPU, `WebGPU error while ${what}: ${err.message}`);
-  return result;
-}
-
-// Launch protocol step 1: module, bind group layouts, pipelines.
-async function createPipelines(device, m, code, wgslPath) {
-  device.pushErrorScope('validation');
-  const module = device.createShaderModule({ label: m.name, code });
-  const info = await module.getCompilationInfo();
-  const moduleError = await device.popErrorScope();
-  const errors = info.messages.filter((msg) => msg.type === 'error');
-  for (const msg of info.messages) {
-    if (msg.type !== 'info') process.stderr.write(`tint: ${wgslPath}:${msg.lineNum}:${msg.linePos}: ${msg.type}: ${msg.message}\n`);
-  }
-  if (errors.length || moduleError) {
-    if (moduleError && !errors.length) process.stderr.write(`${moduleError.message}\n`);
-    fail(EXIT_GPU, `Tint rejected ${wgslPath} (${errors.length} error(s))`);
-  }
-
-  const kind = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
-  const groups = Math.max(-1, ...m.bindings.map((b) => b.group)) + 1;
-  return scoped(device, 'creating the bind group layouts and pipelines', () => {
-    const layouts = [];
-    for (let g = 0; g < groups; g++) {
-      layouts.push(device.createBindGroupLayout({
-        label: `${m.name} group ${g}`,
-        entries: m.bindings.filter((b) => b.group === g).map((b) => ({
-          binding: b.binding,
-          visibility: GPUShaderStage.COMPUTE,
-          buffer: { type: kind[b.access], hasDynamicOffset: false, minBindingSize: 0 },
-        })),
-      }));
-    }
-    const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
-    const pipeline = (entryPoint) => device.createComputePipeline({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } });
-    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main) };
-  });
-}
 
 // Launch protocol step 3: buffers, uploads, fills, bind groups.
 function allocate(device, m, p, layouts) {
@@ -497,26 +363,17 @@ function decodeControl(m, words) {
 
 async function main() {
   const opts = parseArgs(process.argv);
-  const manifestPath = path.resolve(opts.manifest);
-  let m;
-  try {
-    m = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  } catch (e) {
-    fail(EXIT_USAGE, `cannot read the manifest ${manifestPath}: ${e.message}`);
-  }
-  validateManifest(m);
-  const wgslPath = opts.wgsl ?? path.join(path.dirname(manifestPath), m.wgsl);
-  const code = readFileSync(wgslPath, 'utf8');
+  const { m, wgslPath, code } = readArtifact(opts.manifest, opts.wgsl, fail);
 
-  const { device, limits, description } = await openDevice();
+  const { device, limits, description } = await openDevice(fail);
   if (opts.compileOnly) {
-    await createPipelines(device, m, code, wgslPath);
+    await createPipelines(device, m, code, wgslPath, fail);
     process.stdout.write(`run.mjs: ${wgslPath}: Tint and the pipelines accept it (${description})\n`);
     process.exit(0);
   }
   const p = plan(m, opts, limits);
-  const pipelines = await createPipelines(device, m, code, wgslPath);
-  const r = await scoped(device, 'allocating the run\'s buffers', () => allocate(device, m, p, pipelines.layouts));
+  const pipelines = await createPipelines(device, m, code, wgslPath, fail);
+  const r = await scoped(device, 'allocating the run\'s buffers', () => allocate(device, m, p, pipelines.layouts), fail);
   if (opts.verbose) {
     process.stderr.write(`run.mjs: ${m.name} on ${description}: ${p.workers} workers (of ${p.requestedWorkers} requested), ${p.ringSlots} ring slots, ${p.arenaBytes} arena bytes, fuel ${p.fuel}, chain ${p.chain}\n`);
   }
@@ -541,7 +398,7 @@ async function main() {
   for (;;) {
     // Steps 4-7: submit a chain (the first with the clears and init), then await the readback.
     const commands = record(device, m, p, r, pipelines, submissions === 0);
-    await scoped(device, 'submitting a launch chain', () => device.queue.submit([commands]));
+    await scoped(device, 'submitting a launch chain', () => device.queue.submit([commands]), fail);
     submissions += 1;
     launches += p.chain;
     try {

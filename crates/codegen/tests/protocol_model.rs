@@ -613,6 +613,32 @@ fn host_relaunch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stacks: &mut [
     panic!("the host's relaunches never saw `done`");
 }
 
+/// Two workgroups, one `loom::thread` each, starting with the stacks of `starts`: each launches
+/// `launches` times with `fuel` (relaunches resume the saved stack). Returns their stacks once
+/// both are joined, for [`host_relaunch`].
+fn workgroups<P: Program + Send + Sync + 'static>(
+    sys: &Arc<Sys>,
+    prog: &std::sync::Arc<P>,
+    keyed_stage: u32,
+    starts: [Vec<Frame>; 2],
+    launches: usize,
+    fuel: u32,
+) -> Vec<Vec<Frame>> {
+    let threads: Vec<_> = starts
+        .into_iter()
+        .map(|mut stack| {
+            let (sys, prog) = (sys.clone(), prog.clone());
+            thread::spawn(move || {
+                for _ in 0..launches {
+                    launch(&sys, &*prog, keyed_stage, &mut stack, fuel);
+                }
+                stack
+            })
+        })
+        .collect();
+    threads.into_iter().map(|t| t.join().unwrap()).collect()
+}
+
 fn builder(preemptions: usize) -> loom::model::Builder {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
@@ -803,20 +829,8 @@ fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverag
             executed: Mutex::new([0; TREE_UNITS]),
             done: Mutex::new(false),
         });
-        let threads: Vec<_> = (0..2)
-            .map(|_| {
-                let (sys, prog) = (sys.clone(), prog.clone());
-                thread::spawn(move || {
-                    let mut stack = Vec::new();
-                    // Two launches with little fuel each: relaunches resume the saved stack.
-                    for _ in 0..2 {
-                        launch(&sys, &*prog, 0, &mut stack, 3);
-                    }
-                    stack
-                })
-            })
-            .collect();
-        let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        // Two launches with little fuel each: relaunches resume the saved stack.
+        let mut stacks = workgroups(&sys, &prog, 0, [Vec::new(), Vec::new()], 2, 3);
         host_relaunch(&sys, &*prog, 0, &mut stacks);
         assert!(stacks.iter().all(Vec::is_empty));
         assert_eq!(sys.pending.load(R), 0);
@@ -927,20 +941,8 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             spawners: Mutex::new(0),
             done: Mutex::new(false),
         });
-        let threads: Vec<_> = [0b011u32, 0b101]
-            .into_iter()
-            .map(|mask| {
-                let (sys, prog) = (sys.clone(), prog.clone());
-                thread::spawn(move || {
-                    let mut stack = vec![[STAGE_SPAWNER, mask]];
-                    for _ in 0..2 {
-                        launch(&sys, &*prog, STAGE_KEYED, &mut stack, 3);
-                    }
-                    stack
-                })
-            })
-            .collect();
-        let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let starts = [vec![[STAGE_SPAWNER, 0b011]], vec![[STAGE_SPAWNER, 0b101]]];
+        let mut stacks = workgroups(&sys, &prog, STAGE_KEYED, starts, 2, 3);
         let before = format!(
             "{stacks:?} pending {} done {} marks {} {:?}",
             sys.pending.load(R),
@@ -1078,17 +1080,8 @@ fn rounds_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             ended: Mutex::new(Vec::new()),
             done: Mutex::new(false),
         });
-        let threads: Vec<_> = (0..2)
-            .map(|_| {
-                let (sys, prog) = (sys.clone(), prog.clone());
-                thread::spawn(move || {
-                    let mut stack = Vec::new();
-                    launch(&sys, &*prog, 0, &mut stack, 6);
-                    stack
-                })
-            })
-            .collect();
-        let mut stacks: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        // One launch each, with more fuel.
+        let mut stacks = workgroups(&sys, &prog, 0, [Vec::new(), Vec::new()], 1, 6);
         host_relaunch(&sys, &*prog, 0, &mut stacks);
         assert!(stacks.iter().all(Vec::is_empty));
         assert_eq!(sys.rounds.load(R), ROUNDS, "rounds completed");

@@ -15,39 +15,11 @@ mod support;
 
 use dyngc_codegen::Artifact;
 use dyngc_reference::{tree, tree_nodes, Csr, Rng};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use support::Case;
-
-const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
 
 /// Seconds run.mjs may spend in one run's launch loop before it gives up (exit 4).
 const RUN_TIMEOUT_S: u32 = 150;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `tests/dawn/run.mjs`, after checking that node and Dawn for Node are installed.
-fn driver() -> PathBuf {
-    let dir = repo_root().join("tests/dawn");
-    let hint = "run `scripts/test` (it installs node and Dawn for Node with `npm ci` in tests/dawn)";
-    match Command::new("node").arg("--version").output() {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!("`node --version` failed ({}): {hint}", o.status),
-        Err(e) => panic!("node is not installed ({e}): {hint}"),
-    }
-    let module = dir.join("node_modules/webgpu");
-    assert!(module.is_dir(), "{} is missing: {hint}", module.display());
-    dir.join("run.mjs")
-}
-
-/// `VK_ICD_FILENAMES` and `XDG_RUNTIME_DIR` for node: the caller's, else SwiftShader and /tmp.
-fn vulkan_env() -> (String, String) {
-    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
-    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
-    (icd, xdg)
-}
 
 /// Executor settings of one run.
 #[derive(Clone, Copy, Debug)]
@@ -88,7 +60,7 @@ struct Outcome {
 /// Writes the artifact and the case's inputs to a fresh temporary directory and runs run.mjs
 /// on them; `extra` arguments are appended.
 fn launch(artifact: &Artifact, case: &Case, setting: Setting, extra: &[&str]) -> Outcome {
-    let run_mjs = driver();
+    let run_mjs = support::dawn_script("run.mjs");
     let name = &artifact.manifest.name;
     let dir = std::env::temp_dir().join(format!("dyngc-dawn-{}-{name}-{}", std::process::id(), setting.label));
     let _ = std::fs::remove_dir_all(&dir);
@@ -127,24 +99,12 @@ fn launch(artifact: &Artifact, case: &Case, setting: Setting, extra: &[&str]) ->
     }
     args.extend(extra.iter().map(|s| s.to_string()));
 
-    let (icd, xdg) = vulkan_env();
-    let command = format!("VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {}", args.join(" "));
-    let output = Command::new("node")
-        .args(&args)
-        .env("VK_ICD_FILENAMES", &icd)
-        .env("XDG_RUNTIME_DIR", &xdg)
-        .output()
-        .unwrap_or_else(|e| panic!("could not start node: {e}"));
-    let stderr = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let run = support::run_node(&args);
     Outcome {
-        status: output.status,
-        stderr,
+        status: run.status,
+        stderr: run.output,
         dir,
-        command,
+        command: run.command,
     }
 }
 
@@ -239,8 +199,8 @@ fn check_example(case: Case) {
 /// pipelines, with no error message. Also covers examples added later without a run test.
 #[test]
 fn every_example_compiles_under_tint() {
-    let run_mjs = driver();
-    let mut names: Vec<String> = std::fs::read_dir(repo_root().join("examples"))
+    let run_mjs = support::dawn_script("run.mjs");
+    let mut names: Vec<String> = std::fs::read_dir(support::repo_root().join("examples"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "dyn"))
@@ -256,30 +216,21 @@ fn every_example_compiles_under_tint() {
         let manifest = dir.join(format!("{name}.manifest.json"));
         std::fs::write(&wgsl, &artifact.wgsl).unwrap();
         std::fs::write(&manifest, artifact.manifest.to_json()).unwrap();
-        let (icd, xdg) = vulkan_env();
-        let out = Command::new("node")
-            .arg(&run_mjs)
-            .args(["--compile-only", "--wgsl"])
-            .arg(&wgsl)
-            .arg("--manifest")
-            .arg(&manifest)
-            .env("VK_ICD_FILENAMES", &icd)
-            .env("XDG_RUNTIME_DIR", &xdg)
-            .output()
-            .unwrap_or_else(|e| panic!("could not start node: {e}"));
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let args = [
+            run_mjs.clone(),
+            "--compile-only".into(),
+            "--wgsl".into(),
+            wgsl,
+            "--manifest".into(),
+            manifest,
+        ];
+        let out = support::run_node(&args.map(|a| a.display().to_string()));
+        let text = out.output;
         assert!(
             out.status.success(),
-            "examples/{name}.dyn: Dawn rejects the generated WGSL ({}):\n{text}\nreproduce with:\n  \
-             VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {} --compile-only --wgsl {} --manifest {}",
+            "examples/{name}.dyn: Dawn rejects the generated WGSL ({}):\n{text}\nreproduce with:\n  {}",
             out.status,
-            run_mjs.display(),
-            wgsl.display(),
-            manifest.display()
+            out.command
         );
         if text.contains("tint:") {
             eprintln!("examples/{name}.dyn: Tint messages:\n{text}");

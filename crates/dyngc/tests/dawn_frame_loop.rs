@@ -4,7 +4,7 @@
 //! policy chose, maps the readback without awaiting it, and later frames harvest the resolved
 //! readbacks, continuing unfinished runs with more launch chains.
 //!
-//! The loop's 30 trees swing about 100x in size (chosen with `dyngc_reference::tree`). The test
+//! The loop's 30 trees swing about 100x in size (chosen with `dyngc_reference::frame_tree`). The test
 //! checks every frame against the CPU reference, that no frame awaited anything and no frame
 //! harvested its own run, that the arena grew under load because of fallback-bound runs and
 //! shrank after it, and that the JavaScript policy made the same decisions as
@@ -17,95 +17,28 @@
 
 mod support;
 
+use dyngc_reference::{frame_tree, LoadCurve, SizedTree};
 use dyngc_runtime::{used_bytes, Manifest, Policy, PolicyConfig, Usage};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::Duration;
 
-const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
 const MAX_CHILDREN: u32 = 4;
 const FRAMES: usize = 30;
 const MIN_NODES: u64 = 150;
-const MAX_NODES: u64 = 15_000;
+/// The load of each frame, in nodes: `MIN_NODES` for the first quarter and the last third,
+/// 15,000 in the middle, a raised cosine in log space between.
+const LOAD: LoadCurve = LoadCurve {
+    min: MIN_NODES,
+    max: 15_000,
+    rise_start: 0.25,
+    rise_len: 0.15,
+    fall_end: 0.65,
+    fall_len: 0.1,
+};
 const MAX_IN_FLIGHT: usize = 3;
 const SHRINK_AFTER: u32 = 3;
 const CEILING: u64 = 16 << 20;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `tests/dawn/frame_loop.mjs`, after checking that node and Dawn for Node are installed.
-fn script() -> PathBuf {
-    let dir = repo_root().join("tests/dawn");
-    let hint = "run `scripts/test` (it installs node and Dawn for Node with `npm ci` in tests/dawn)";
-    match Command::new("node").arg("--version").output() {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!("`node --version` failed ({}): {hint}", o.status),
-        Err(e) => panic!("node is not installed ({e}): {hint}"),
-    }
-    let module = dir.join("node_modules/webgpu");
-    assert!(module.is_dir(), "{} is missing: {hint}", module.display());
-    dir.join("frame_loop.mjs")
-}
-
-/// One frame's tree.
-#[derive(Clone, Debug)]
-struct Tree {
-    seed: u32,
-    max_depth: u32,
-    nodes: u64,
-    per_depth: Vec<u32>,
-}
-
-/// The load of each frame, in nodes: `MIN_NODES` for the first quarter and the last third,
-/// `MAX_NODES` in the middle, a raised cosine in log space between.
-fn target_nodes(frame: usize) -> u64 {
-    let x = frame as f64 / (FRAMES - 1) as f64;
-    let ramp = |t: f64| (1.0 - (std::f64::consts::PI * t.clamp(0.0, 1.0)).cos()) / 2.0;
-    let shape = if x < 0.5 {
-        ramp((x - 0.25) / 0.15)
-    } else {
-        ramp((0.65 - x) / 0.1)
-    };
-    let ratio = MAX_NODES as f64 / MIN_NODES as f64;
-    (MIN_NODES as f64 * ratio.powf(shape)).round() as u64
-}
-
-/// The tree closest in size to `target` among seeds `frame * 7919 + k` (distinct per frame) and
-/// depths 1..=24, stopping at the first within 20% (as `support::tree_seed` picks, by the
-/// reference).
-fn tree_for(frame: usize, target: u64) -> Tree {
-    let mut best: Option<(f64, Tree)> = None;
-    for k in 0..256u32 {
-        let seed = (frame as u32).wrapping_mul(7919).wrapping_add(k);
-        for max_depth in 1..=24 {
-            let per_depth = dyngc_reference::tree(seed, max_depth, MAX_CHILDREN);
-            let nodes: u64 = per_depth.iter().map(|&c| c as u64).sum();
-            let miss = (nodes as f64 / target as f64).ln().abs();
-            if best.as_ref().is_none_or(|(m, _)| miss < *m) {
-                best = Some((
-                    miss,
-                    Tree {
-                        seed,
-                        max_depth,
-                        nodes,
-                        per_depth: per_depth.clone(),
-                    },
-                ));
-            }
-            // Deeper trees of this seed only get bigger.
-            if nodes > 2 * target || per_depth[max_depth as usize] == 0 {
-                break;
-            }
-        }
-        if best.as_ref().is_some_and(|(m, _)| *m < 1.2f64.ln()) {
-            break;
-        }
-    }
-    best.expect("depth 1 always gives a tree").1
-}
 
 /// What came back from one node run.
 struct Outcome {
@@ -117,7 +50,7 @@ struct Outcome {
 /// Writes the tree artifact and a config to a fresh directory and runs frame_loop.mjs on them.
 /// Panics (with the output and a reproduce command) unless it exits 0.
 fn run_loop(label: &str, config: &Value) -> Outcome {
-    let script = script();
+    let script = support::dawn_script("frame_loop.mjs");
     let artifact = support::compile("tree");
     let dir = std::env::temp_dir().join(format!("dyngc-dawn-frame-loop-{}-{label}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -130,8 +63,6 @@ fn run_loop(label: &str, config: &Value) -> Outcome {
     std::fs::write(&manifest, artifact.manifest.to_json()).unwrap();
     std::fs::write(&config_path, serde_json::to_string_pretty(config).unwrap()).unwrap();
 
-    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
-    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
     let args = [
         script.display().to_string(),
         "--wgsl".into(),
@@ -143,26 +74,13 @@ fn run_loop(label: &str, config: &Value) -> Outcome {
         "--out".into(),
         out.display().to_string(),
     ];
-    let repro = format!(
-        "reproduce with:\n  VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {}\n(files kept in {})",
-        args.join(" "),
-        dir.display()
-    );
-    let output = Command::new("node")
-        .args(&args)
-        .env("VK_ICD_FILENAMES", &icd)
-        .env("XDG_RUNTIME_DIR", &xdg)
-        .output()
-        .unwrap_or_else(|e| panic!("could not start node: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let run = support::run_node(&args);
+    let repro = format!("reproduce with:\n  {}\n(files kept in {})", run.command, dir.display());
+    let text = run.output;
     assert!(
-        output.status.success(),
+        run.status.success(),
         "frame_loop.mjs failed ({}):\n{text}\n{repro}",
-        output.status
+        run.status
     );
     let report: Value = serde_json::from_slice(
         &std::fs::read(&out).unwrap_or_else(|e| panic!("reading {}: {e}\n{repro}", out.display())),
@@ -239,7 +157,9 @@ fn replay_policy(manifest: &Manifest, report: &Value) -> Result<usize, String> {
 #[test]
 fn javascript_frame_loop_follows_the_load_without_awaiting() {
     let started = std::time::Instant::now();
-    let trees: Vec<Tree> = (0..FRAMES).map(|f| tree_for(f, target_nodes(f))).collect();
+    let trees: Vec<SizedTree> = (0..FRAMES)
+        .map(|f| frame_tree(f, LOAD.at(f, FRAMES), MAX_CHILDREN))
+        .collect();
     let config = json!({
         "frames": trees.iter().map(|t| json!({"seed": t.seed, "max_depth": t.max_depth})).collect::<Vec<_>>(),
         "params": {"max_children": MAX_CHILDREN},
@@ -323,7 +243,7 @@ fn javascript_frame_loop_follows_the_load_without_awaiting() {
         .iter()
         .map(|f| u64_of(&f["arena_bytes"], "arena_bytes"))
         .collect();
-    let calm_end = (0..FRAMES).find(|&f| target_nodes(f) > MIN_NODES).unwrap();
+    let calm_end = (0..FRAMES).find(|&f| LOAD.at(f, FRAMES) > MIN_NODES).unwrap();
     let calm_max = *arena[..calm_end].iter().max().unwrap();
     let peak = *arena.iter().max().unwrap();
     let first_peak = arena.iter().position(|&a| a == peak).unwrap();
@@ -371,7 +291,7 @@ fn javascript_frame_loop_follows_the_load_without_awaiting() {
 /// (`onSubmittedWorkDone`, the synchronous habit) is reported.
 #[test]
 fn javascript_frame_loop_detects_an_await_in_a_frame() {
-    let trees: Vec<Tree> = (0..2).map(|f| tree_for(f, MIN_NODES)).collect();
+    let trees: Vec<SizedTree> = (0..2).map(|f| frame_tree(f, MIN_NODES, MAX_CHILDREN)).collect();
     let config = json!({
         "frames": trees.iter().map(|t| json!({"seed": t.seed, "max_depth": t.max_depth})).collect::<Vec<_>>(),
         "params": {"max_children": MAX_CHILDREN},

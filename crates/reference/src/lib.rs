@@ -57,6 +57,99 @@ pub fn tree_nodes(seed: u32, max_depth: u32, max_children: u32) -> u64 {
     tree(seed, max_depth, max_children).iter().map(|&c| c as u64).sum()
 }
 
+/// `tree(seed, max_depth, max_children)` with its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizedTree {
+    pub seed: u32,
+    pub max_depth: u32,
+    pub nodes: u64,
+    /// `tree`: nodes per depth.
+    pub per_depth: Vec<u32>,
+}
+
+/// Searches `tree(seed, max_depth, max_children)` for one of about `target` nodes: the seeds in
+/// the order given and, for each, the depths of `depths` in order until the tree has more than
+/// twice `target` nodes or stops growing (deeper trees of a seed only get bigger). `Ok` with the
+/// depth closest to `target` (by ratio) of the first seed with a size that `fits`; `Err` with the
+/// closest tree seen when no seed has one.
+pub fn tree_near(
+    seeds: impl IntoIterator<Item = u32>,
+    depths: std::ops::RangeInclusive<u32>,
+    max_children: u32,
+    target: u64,
+    fits: impl Fn(u64) -> bool,
+) -> Result<SizedTree, Option<SizedTree>> {
+    let miss = |nodes: u64| (nodes as f64 / target as f64).ln().abs();
+    let mut best: Option<SizedTree> = None;
+    for seed in seeds {
+        let mut closest: Option<SizedTree> = None;
+        let mut fitted = false;
+        for max_depth in depths.clone() {
+            let per_depth = tree(seed, max_depth, max_children);
+            let nodes: u64 = per_depth.iter().map(|&c| c as u64).sum();
+            let last = nodes > 2 * target || per_depth[max_depth as usize] == 0;
+            fitted |= fits(nodes);
+            if closest.as_ref().is_none_or(|t| miss(nodes) < miss(t.nodes)) {
+                closest = Some(SizedTree {
+                    seed,
+                    max_depth,
+                    nodes,
+                    per_depth,
+                });
+            }
+            if last {
+                break;
+            }
+        }
+        match closest {
+            Some(t) if fitted => return Ok(t),
+            Some(t) if best.as_ref().is_none_or(|b| miss(t.nodes) < miss(b.nodes)) => best = Some(t),
+            _ => {}
+        }
+    }
+    Err(best)
+}
+
+/// The tree of frame `frame` in a frame loop whose load is `target` nodes: of seeds
+/// `frame * 7919 + k` (k below 256, so distinct per frame) and depths 0..=24, the closest to
+/// `target`, stopping at the first seed that comes within 20%.
+pub fn frame_tree(frame: usize, target: u64, max_children: u32) -> SizedTree {
+    let seeds = (0..256u32).map(|k| (frame as u32).wrapping_mul(7919).wrapping_add(k));
+    let within = |nodes: u64| (nodes as f64 / target as f64).ln().abs() < 1.2f64.ln();
+    tree_near(seeds, 0..=24, max_children, target, within)
+        .unwrap_or_else(|closest| closest.expect("depth 0 always gives a tree"))
+}
+
+/// A load (in tree nodes) that swings from `min` up to `max` and back over a loop of frames.
+/// Positions are fractions of the loop (0 its first frame, 1 its last): the load is `min` until
+/// `rise_start`, rises to `max` over `rise_len`, stays there until `fall_end - fall_len`, and
+/// falls back to `min` by `fall_end`. The rise lies in the first half, the fall in the second;
+/// each is a raised cosine in log space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LoadCurve {
+    pub min: u64,
+    pub max: u64,
+    pub rise_start: f64,
+    pub rise_len: f64,
+    pub fall_end: f64,
+    pub fall_len: f64,
+}
+
+impl LoadCurve {
+    /// The load of frame `frame` of `frames`.
+    pub fn at(&self, frame: usize, frames: usize) -> u64 {
+        let x = frame as f64 / (frames.max(2) - 1) as f64;
+        let ramp = |t: f64| (1.0 - (std::f64::consts::PI * t.clamp(0.0, 1.0)).cos()) / 2.0;
+        let shape = if x < 0.5 {
+            ramp((x - self.rise_start) / self.rise_len)
+        } else {
+            ramp((self.fall_end - x) / self.fall_len)
+        };
+        let ratio = self.max as f64 / self.min as f64;
+        (self.min as f64 * ratio.powf(shape)).round() as u64
+    }
+}
+
 /// `examples/bfs.dyn`: hop distances from `source` over a CSR graph, `u32::MAX` where unreachable.
 pub fn bfs(row_ptr: &[u32], col_idx: &[u32], source: u32) -> Vec<u32> {
     let v = row_ptr.len() - 1;
@@ -241,6 +334,52 @@ mod tests {
         for d in 1..25 {
             assert!(t[d] as u64 <= 3 * t[d - 1] as u64);
         }
+    }
+
+    #[test]
+    fn frame_trees_match_their_target_and_reference() {
+        for (frame, target) in [(0, 200), (7, 2_000), (150, 20_000)] {
+            let t = frame_tree(frame, target, 4);
+            let ratio = t.nodes as f64 / target as f64;
+            assert!((1.0 / 1.2..1.2).contains(&ratio), "{target}: {t:?}");
+            assert_eq!(t.per_depth, tree(t.seed, t.max_depth, 4));
+            assert_eq!(t.nodes, tree_nodes(t.seed, t.max_depth, 4));
+        }
+        assert_ne!(
+            frame_tree(1, 2_000, 4).seed,
+            frame_tree(2, 2_000, 4).seed,
+            "seeds change per frame"
+        );
+    }
+
+    #[test]
+    fn tree_near_takes_the_first_seed_that_fits() {
+        let fits = |n: u64| (1_000..=5_000).contains(&n);
+        let t = tree_near(0..10_000, 12..=12, 3, 1_000, fits).expect("a seed fits");
+        assert!(fits(t.nodes) && t.max_depth == 12);
+        assert!((0..t.seed).all(|s| !fits(tree_nodes(s, 12, 3))));
+        // Nothing fits: the closest tree seen.
+        let closest = tree_near(0..4, 0..=24, 1, 1_000, |_| false).unwrap_err().unwrap();
+        assert_eq!(closest.nodes, (0..4).map(|s| tree_nodes(s, 24, 1)).max().unwrap());
+    }
+
+    #[test]
+    fn load_curve_ramps_between_its_positions() {
+        // 11 frames: frame f sits at f / 10 of the loop.
+        let load = LoadCurve {
+            min: 100,
+            max: 10_000,
+            rise_start: 0.1,
+            rise_len: 0.2,
+            fall_end: 0.9,
+            fall_len: 0.2,
+        };
+        let nodes: Vec<u64> = (0..11).map(|f| load.at(f, 11)).collect();
+        // Halfway up a ramp is the geometric mean.
+        assert_eq!(
+            nodes,
+            [100, 100, 1_000, 10_000, 10_000, 10_000, 10_000, 10_000, 1_000, 100, 100]
+        );
     }
 
     #[test]

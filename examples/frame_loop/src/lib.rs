@@ -9,6 +9,7 @@
 
 pub mod plot;
 
+use dyngc_reference::{LoadCurve, SizedTree};
 use dyngc_runtime::{Executor, Gpu, JobId, Manifest, Outcome, Policy, PolicyConfig, RunSetup, Stream};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -43,73 +44,35 @@ pub struct Config {
 }
 
 /// One frame's tree: `examples/tree.dyn` with these parameters, and its CPU reference.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tree {
-    pub seed: u32,
-    pub max_depth: u32,
-    pub nodes: u64,
-    /// `dyngc_reference::tree`: nodes per depth.
-    pub per_depth: Vec<u32>,
+pub type Tree = SizedTree;
+
+/// The run of `tree` (the arena is the stream's).
+pub fn setup(tree: &Tree) -> RunSetup<'static> {
+    let mut setup = RunSetup::default();
+    setup
+        .param("seed", tree.seed)
+        .param("max_depth", tree.max_depth)
+        .param("max_children", MAX_CHILDREN);
+    setup
 }
 
-impl Tree {
-    /// The run's parameters (the arena is the stream's).
-    pub fn setup(&self) -> RunSetup<'static> {
-        let mut setup = RunSetup::default();
-        setup
-            .param("seed", self.seed)
-            .param("max_depth", self.max_depth)
-            .param("max_children", MAX_CHILDREN);
-        setup
+/// The load, in nodes: `min_nodes` for the first and last fifth, `max_nodes` for the middle
+/// tenth, and a raised cosine (in log space) between.
+pub fn load(min_nodes: u64, max_nodes: u64) -> LoadCurve {
+    LoadCurve {
+        min: min_nodes,
+        max: max_nodes,
+        rise_start: 0.2,
+        rise_len: 0.25,
+        fall_end: 0.8,
+        fall_len: 0.25,
     }
 }
 
-/// The load of frame `frame` of `frames`, in nodes: `min_nodes` for the first and last fifth,
-/// `max_nodes` for the middle tenth, and a raised cosine (in log space) between.
-pub fn target_nodes(frame: usize, frames: usize, min_nodes: u64, max_nodes: u64) -> u64 {
-    let x = frame as f64 / (frames.max(2) - 1) as f64;
-    let ramp = |t: f64| (1.0 - (std::f64::consts::PI * t.clamp(0.0, 1.0)).cos()) / 2.0;
-    let shape = if x < 0.5 {
-        ramp((x - 0.2) / 0.25)
-    } else {
-        ramp((0.8 - x) / 0.25)
-    };
-    let ratio = max_nodes as f64 / min_nodes as f64;
-    (min_nodes as f64 * ratio.powf(shape)).round() as u64
-}
-
-/// The tree closest in size to `target` (within 20% when one of the 64 seeds tried has such a
-/// depth), with seeds that differ from frame to frame.
+/// The tree closest in size to `target` (within 20% when a seed tried has such a depth), with
+/// seeds that differ from frame to frame ([`dyngc_reference::frame_tree`]).
 pub fn tree_for(frame: usize, target: u64) -> Tree {
-    let mut best: Option<(f64, Tree)> = None;
-    for k in 0..64u32 {
-        let seed = (frame as u32).wrapping_mul(7919).wrapping_add(k);
-        for max_depth in 0..=24 {
-            let per_depth = dyngc_reference::tree(seed, max_depth, MAX_CHILDREN);
-            let nodes: u64 = per_depth.iter().map(|&c| c as u64).sum();
-            let miss = (nodes as f64 / target as f64).ln().abs();
-            // Deeper trees of this seed only get bigger.
-            let last = nodes > 2 * target || per_depth[max_depth as usize] == 0;
-            if best.as_ref().is_none_or(|(m, _)| miss < *m) {
-                best = Some((
-                    miss,
-                    Tree {
-                        seed,
-                        max_depth,
-                        nodes,
-                        per_depth,
-                    },
-                ));
-            }
-            if last {
-                break;
-            }
-        }
-        if best.as_ref().is_some_and(|(m, _)| *m < 1.2f64.ln()) {
-            break;
-        }
-    }
-    best.expect("depth 0 always gives a tree").1
+    dyngc_reference::frame_tree(frame, target, MAX_CHILDREN)
 }
 
 /// One frame's run, as it came back.
@@ -238,11 +201,9 @@ pub fn run(gpu: &Gpu, config: &Config, mut on_frame: impl FnMut(&FrameRecord)) -
     let over_time =
         |what: &str| (start.elapsed() > config.timeout).then(|| format!("{what} took more than {:?}", config.timeout));
 
+    let load = load(config.min_nodes, config.max_nodes);
     for frame in 0..config.frames {
-        let tree = tree_for(
-            frame,
-            target_nodes(frame, config.frames, config.min_nodes, config.max_nodes),
-        );
+        let tree = tree_for(frame, load.at(frame, config.frames));
 
         // The frame: take what finished, submit this frame's run. No waiting in here.
         let began = Instant::now();
@@ -250,7 +211,7 @@ pub fn run(gpu: &Gpu, config: &Config, mut on_frame: impl FnMut(&FrameRecord)) -
         harvest(&mut stream, &mut pending, frame, &mut records)?;
         let arena_bytes = stream.arena_bytes();
         let job = stream
-            .submit(&tree.setup())
+            .submit(&setup(&tree))
             .map_err(|e| format!("frame {frame}: {e}"))?;
         pending.insert(job, (frame, tree, arena_bytes, Instant::now()));
         waits_in_frames += exec.blocking_waits() - waits;
@@ -290,24 +251,9 @@ mod tests {
 
     #[test]
     fn load_swings_from_min_to_max_and_back() {
-        let at = |f| target_nodes(f, 300, 200, 20_000);
+        let at = |f| load(200, 20_000).at(f, 300);
         assert_eq!((at(0), at(59), at(150), at(240), at(299)), (200, 200, 20_000, 200, 200));
         assert!((60..135).all(|f| at(f) <= at(f + 1)), "rises");
         assert!((165..240).all(|f| at(f) >= at(f + 1)), "falls");
-    }
-
-    #[test]
-    fn trees_match_their_target_and_reference() {
-        for (frame, target) in [(0, 200), (7, 2_000), (150, 20_000)] {
-            let t = tree_for(frame, target);
-            let ratio = t.nodes as f64 / target as f64;
-            assert!((1.0 / 1.2..1.2).contains(&ratio), "{target}: {t:?}");
-            assert_eq!(t.per_depth, dyngc_reference::tree(t.seed, t.max_depth, MAX_CHILDREN));
-        }
-        assert_ne!(
-            tree_for(1, 2_000).seed,
-            tree_for(2, 2_000).seed,
-            "seeds change per frame"
-        );
     }
 }

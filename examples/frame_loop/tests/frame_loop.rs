@@ -93,7 +93,7 @@ fn a_synchronous_run_counts_as_a_blocking_wait() {
     let tree = frame_loop::tree_for(1, 500);
     let setup = RunSetup {
         arena_bytes: manifest.executor.arena.min_bytes,
-        ..tree.setup()
+        ..frame_loop::setup(&tree)
     };
     let mut run = exec.prepare(&GPU.queue, &setup).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(exec.blocking_waits(), 0);
@@ -145,12 +145,12 @@ fn resize_reaches_later_runs_and_kernel_errors_stay_with_their_run() {
         .param("max_depth", 25)
         .param("max_children", 3);
 
-    let small = stream.submit(&tree.setup()).unwrap();
+    let small = stream.submit(&frame_loop::setup(&tree)).unwrap();
     stream.resize(8 * min).unwrap();
     let failing = stream.submit(&deep).unwrap();
     // Two scheduler steps a launch, one launch a submission: this run needs many submissions,
     // each started by a poll that saw it not done.
-    let mut slow = tree.setup();
+    let mut slow = frame_loop::setup(&tree);
     slow.fuel(2).chain_length(1);
     let large = stream.submit(&slow).unwrap();
     assert!(matches!(stream.resize(min - 1), Err(Error::ArenaTooSmall { .. })));

@@ -1,5 +1,5 @@
-//! Shared by the GPU test binaries (`gpu_examples`, `dawn`): compiling the shipped examples,
-//! deterministic inputs for them, and the expected outputs and per-stage unit counts computed by
+//! Shared by the GPU test binaries (`gpu_examples`, `dawn`, `dawn_frame_loop`): compiling the
+//! shipped examples, finding node and Dawn for Node, deterministic inputs for them, and the expected outputs and per-stage unit counts computed by
 //! the independent CPU references in `dyngc-reference`.
 //!
 //! Use with `mod support;` from a file in `crates/dyngc/tests/`. Not every binary uses every
@@ -8,16 +8,73 @@
 
 use dyngc_reference::{self as reference, Csr, Rng};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Vulkan driver node uses under Dawn when the caller names none.
+pub const SWIFTSHADER_ICD: &str = "/usr/lib/chromium/vk_swiftshader_icd.json";
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `tests/dawn/<script>`, after checking that node and Dawn for Node are installed.
+pub fn dawn_script(script: &str) -> PathBuf {
+    let dir = repo_root().join("tests/dawn");
+    let hint = "run `scripts/test` (it installs node and Dawn for Node with `npm ci` in tests/dawn)";
+    match Command::new("node").arg("--version").output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!("`node --version` failed ({}): {hint}", o.status),
+        Err(e) => panic!("node is not installed ({e}): {hint}"),
+    }
+    let module = dir.join("node_modules/webgpu");
+    assert!(module.is_dir(), "{} is missing: {hint}", module.display());
+    dir.join(script)
+}
+
+/// `VK_ICD_FILENAMES` and `XDG_RUNTIME_DIR` for node: the caller's, else SwiftShader and /tmp.
+pub fn vulkan_env() -> (String, String) {
+    let icd = std::env::var("VK_ICD_FILENAMES").unwrap_or_else(|_| SWIFTSHADER_ICD.to_string());
+    let xdg = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/tmp".to_string());
+    (icd, xdg)
+}
+
+/// A finished `node` process.
+pub struct NodeRun {
+    pub status: std::process::ExitStatus,
+    /// Its stdout, then its stderr.
+    pub output: String,
+    /// The shell command that reproduces it.
+    pub command: String,
+}
+
+/// Runs `node` with `args` under [`vulkan_env`] and waits for it.
+pub fn run_node(args: &[String]) -> NodeRun {
+    let (icd, xdg) = vulkan_env();
+    let output = Command::new("node")
+        .args(args)
+        .env("VK_ICD_FILENAMES", &icd)
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .output()
+        .unwrap_or_else(|e| panic!("could not start node: {e}"));
+    NodeRun {
+        status: output.status,
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        command: format!("VK_ICD_FILENAMES={icd} XDG_RUNTIME_DIR={xdg} node {}", args.join(" ")),
+    }
+}
 
 /// The shipped examples, in the order the tests use them.
 pub const EXAMPLES: [&str; 6] = ["triangle", "collatz", "tree", "bfs", "bfs_levels", "pagerank"];
 
 /// `examples/<name>.dyn`.
 pub fn example_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(format!("{name}.dyn"))
+    repo_root().join("examples").join(format!("{name}.dyn"))
 }
 
 /// Parses, checks and generates `examples/<name>.dyn`; panics with the diagnostics on failure.
@@ -294,13 +351,10 @@ pub fn collatz_inputs(len: usize, limit: u32, seed: u64) -> Vec<u32> {
 /// The first seed (from 0) whose tree with these parameters has a root with children and
 /// between `min_nodes` and `max_nodes` nodes.
 pub fn tree_seed(max_depth: u32, max_children: u32, min_nodes: u64, max_nodes: u64) -> u32 {
-    (0..10_000)
-        .find(|&seed| {
-            let t = reference::tree(seed, max_depth, max_children);
-            let nodes: u64 = t.iter().map(|&c| c as u64).sum();
-            t[1] > 0 && (min_nodes..=max_nodes).contains(&nodes)
-        })
-        .unwrap_or_else(|| panic!("no seed below 10000 grows a tree of {min_nodes}..={max_nodes} nodes"))
+    let fits = |nodes: u64| nodes > 1 && (min_nodes..=max_nodes).contains(&nodes);
+    reference::tree_near(0..10_000, max_depth..=max_depth, max_children, min_nodes, fits)
+        .unwrap_or_else(|_| panic!("no seed below 10000 grows a tree of {min_nodes}..={max_nodes} nodes"))
+        .seed
 }
 
 /// Nodes at `depth` that would get children if the tree were allowed to grow past `depth`

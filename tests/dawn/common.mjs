@@ -1,0 +1,198 @@
+// What the Dawn drivers share (run.mjs runs one artifact, frame_loop.mjs a frame loop of them):
+// exit statuses, the command line, reading the manifest and the WGSL, length rules, opening a
+// Dawn device and launch protocol step 1 (module, bind group layouts, pipelines), all from the
+// manifest alone (docs/manifest.md).
+//
+// Functions that can fail take the script's `fail(code, message)`, which reports and exits.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+// The GPU object of `create()` must stay reachable for the whole process: the package polls its
+// instance for events (mapAsync, popErrorScope, ...) and a garbage-collected GPU object leaves it
+// polling freed memory (a segfault in dawn::native::InstanceBase::ProcessEvents).
+let gpu;
+
+export const EXIT_GPU = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_KERNEL = 3;
+export const EXIT_TIMEOUT = 4;
+
+// ---------------------------------------------------------------------------------------------
+// Command line and files
+
+// Walks `argv` (process.argv): a flag of `values` calls its function with the argument after it,
+// a flag of `switches` calls its function; anything else fails, naming `usage`.
+export function parseFlags(argv, { values = {}, switches = {}, usage }, fail) {
+  for (let i = 2; i < argv.length; i++) {
+    const flag = argv[i];
+    if (Object.hasOwn(switches, flag)) {
+      switches[flag]();
+    } else if (Object.hasOwn(values, flag)) {
+      if (i + 1 >= argv.length) fail(EXIT_USAGE, `${flag} needs a value`);
+      values[flag](argv[++i], flag);
+    } else {
+      fail(EXIT_USAGE, `unknown argument \`${flag}\` (${usage})`);
+    }
+  }
+}
+
+export function readJson(file, what, fail) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    return fail(EXIT_USAGE, `cannot read the ${what} ${file}: ${e.message}`);
+  }
+}
+
+function validateManifest(m, fail) {
+  if (m.schema !== 'dyngc-manifest/1') fail(EXIT_USAGE, `manifest schema is \`${m.schema}\`, this driver reads \`dyngc-manifest/1\``);
+  for (const role of ['params', 'control', 'arena', 'marks']) {
+    const n = m.bindings.filter((b) => b.role === role).length;
+    if (n > 1 || (n === 0 && role !== 'marks')) fail(EXIT_USAGE, `manifest has ${n} bindings with role \`${role}\``);
+  }
+  for (const b of m.bindings) {
+    if (!(b.element.size > 0 && b.element.size % 4 === 0)) fail(EXIT_USAGE, `binding \`${b.name}\` has element size ${b.element.size}`);
+    if (!['read', 'read_write', 'uniform'].includes(b.access)) fail(EXIT_USAGE, `binding \`${b.name}\` has unknown access \`${b.access}\``);
+  }
+}
+
+// The manifest `manifestFile` (checked) and its WGSL: `wgslFile`, else the manifest's `wgsl` file
+// beside it.
+export function readArtifact(manifestFile, wgslFile, fail) {
+  const manifestPath = path.resolve(manifestFile);
+  const m = readJson(manifestPath, 'manifest', fail);
+  validateManifest(m, fail);
+  const wgslPath = wgslFile ?? path.join(path.dirname(manifestPath), m.wgsl);
+  let code;
+  try {
+    code = readFileSync(wgslPath, 'utf8');
+  } catch (e) {
+    fail(EXIT_USAGE, `cannot read the WGSL ${wgslPath}: ${e.message}`);
+  }
+  return { m, wgslPath, code };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Length rules (docs/manifest.md, "Length rules")
+
+const U64_MAX = (1n << 64n) - 1n;
+
+// Evaluates a LengthRule in u64 arithmetic; `len(name)` and `param(name)` give BigInts or
+// undefined. Throws on an unknown length or parameter, underflow, overflow and division by 0.
+export function evalRule(rule, len, param) {
+  const [tag, arg] = Object.entries(rule)[0];
+  const two = () => [evalRule(arg[0], len, param), evalRule(arg[1], len, param)];
+  const check = (v, what) => {
+    if (v < 0n) throw new Error(`${showRule(rule)} is negative (${what})`);
+    if (v > U64_MAX) throw new Error(`${showRule(rule)} overflows`);
+    return v;
+  };
+  switch (tag) {
+    case 'const': return BigInt(arg);
+    case 'len': {
+      const v = len(arg);
+      if (v === undefined) throw new Error(`length of \`${arg}\` is not known`);
+      return v;
+    }
+    case 'param': {
+      const v = param(arg);
+      if (v === undefined) throw new Error(`parameter \`${arg}\` is not set`);
+      return v;
+    }
+    case 'add': { const [a, b] = two(); return check(a + b); }
+    case 'sub': { const [a, b] = two(); return check(a - b, `${a} - ${b}`); }
+    case 'mul': { const [a, b] = two(); return check(a * b); }
+    case 'div': {
+      const [a, b] = two();
+      if (b === 0n) throw new Error(`${showRule(rule)} divides by zero`);
+      return a / b;
+    }
+    default: throw new Error(`unknown length rule \`${tag}\``);
+  }
+}
+
+export function showRule(rule) {
+  const [tag, arg] = Object.entries(rule)[0];
+  const op = { add: '+', sub: '-', mul: '*', div: '/' }[tag];
+  if (op) return `(${showRule(arg[0])} ${op} ${showRule(arg[1])})`;
+  if (tag === 'len') return `len(${arg})`;
+  return String(arg);
+}
+
+// ---------------------------------------------------------------------------------------------
+// WebGPU
+
+// Loads Dawn for Node and opens a device with the adapter's limits. Device loss and uncaptured
+// errors end the process through `fail` (a frame loop never awaits an error scope, so every error
+// that escapes one arrives there).
+export async function openDevice(fail) {
+  const dawn = path.join(here, 'node_modules/webgpu/dist', `${process.platform}-${process.arch}`, 'dawn.node');
+  if (!existsSync(dawn)) fail(EXIT_GPU, `Dawn for Node is not installed (${dawn} is missing): run scripts/test, or \`npm ci\` in ${here}`);
+  const { create, globals } = createRequire(import.meta.url)(dawn);
+  Object.assign(globalThis, globals); // GPUBufferUsage, GPUMapMode, ...
+  gpu = create([]);
+  const adapter = await gpu.requestAdapter();
+  if (!adapter) fail(EXIT_GPU, 'no WebGPU adapter (on a machine without a GPU set VK_ICD_FILENAMES to SwiftShader)');
+  // The defaults (8 storage buffers, 128 MiB bindings) are often too small: ask for the adapter's.
+  const want = ['maxStorageBuffersPerShaderStage', 'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupsPerDimension', 'maxUniformBufferBindingSize'];
+  const requiredLimits = Object.fromEntries(want.map((k) => [k, adapter.limits[k]]));
+  const device = await adapter.requestDevice({ requiredLimits });
+  device.lost.then((info) => {
+    if (info.reason !== 'destroyed') fail(EXIT_GPU, `device lost (${info.reason}): ${info.message}`);
+  });
+  device.addEventListener?.('uncapturederror', (e) => fail(EXIT_GPU, `uncaptured WebGPU error: ${e.error.message}`));
+  const info = adapter.info ?? {};
+  return { device, limits: device.limits, description: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') };
+}
+
+// Runs `fn` inside validation and out-of-memory error scopes; fails naming `what` on an error.
+export async function scoped(device, what, fn, fail) {
+  device.pushErrorScope('out-of-memory');
+  device.pushErrorScope('validation');
+  const result = fn();
+  const validation = await device.popErrorScope();
+  const oom = await device.popErrorScope();
+  const err = validation ?? oom;
+  if (err) fail(EXIT_GPU, `WebGPU error while ${what}: ${err.message}`);
+  return result;
+}
+
+// Launch protocol step 1: module, bind group layouts, pipelines. Tint's messages go to stderr.
+export async function createPipelines(device, m, code, wgslPath, fail) {
+  device.pushErrorScope('validation');
+  const module = device.createShaderModule({ label: m.name, code });
+  const info = await module.getCompilationInfo();
+  const moduleError = await device.popErrorScope();
+  const errors = info.messages.filter((msg) => msg.type === 'error');
+  for (const msg of info.messages) {
+    if (msg.type !== 'info') process.stderr.write(`tint: ${wgslPath}:${msg.lineNum}:${msg.linePos}: ${msg.type}: ${msg.message}\n`);
+  }
+  if (errors.length || moduleError) {
+    if (moduleError && !errors.length) process.stderr.write(`${moduleError.message}\n`);
+    fail(EXIT_GPU, `Tint rejected ${wgslPath} (${errors.length} error(s))`);
+  }
+
+  const kind = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
+  const groups = Math.max(-1, ...m.bindings.map((b) => b.group)) + 1;
+  return scoped(device, 'creating the bind group layouts and pipelines', () => {
+    const layouts = [];
+    for (let g = 0; g < groups; g++) {
+      layouts.push(device.createBindGroupLayout({
+        label: `${m.name} group ${g}`,
+        entries: m.bindings.filter((b) => b.group === g).map((b) => ({
+          binding: b.binding,
+          visibility: GPUShaderStage.COMPUTE,
+          buffer: { type: kind[b.access], hasDynamicOffset: false, minBindingSize: 0 },
+        })),
+      }));
+    }
+    const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
+    const pipeline = (entryPoint) => device.createComputePipeline({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } });
+    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main) };
+  }, fail);
+}
