@@ -22,6 +22,10 @@ sed -i -e '/gl_context_attributes.push(khronos_egl::CONTEXT_MAJOR_VERSION);/{n;s
 grep -A1 'gl_context_attributes.push(khronos_egl::CONTEXT_MAJOR_VERSION)' "$egl" | grep -q 'push(4)' || { echo "patch did not apply"; exit 1; }
 grep -A1 'gl_context_attributes.push(khronos_egl::CONTEXT_MINOR_VERSION)' "$egl" | grep -q 'push(6)' || { echo "patch did not apply"; exit 1; }
 cd "$root"
+# The patch rewrites wgpu-hal's entry in Cargo.lock (a path, no checksum): put the committed lock
+# back afterwards, whatever happens.
+cp Cargo.lock "$here/Cargo.lock.orig"
+trap 'mv "$here/Cargo.lock.orig" "$root/Cargo.lock"' EXIT
 cargo build --release -p dyngc-bench --config "patch.crates-io.wgpu-hal.path=\"$here/wgpu-hal\"" --target-dir target/h200
 mkdir -p "$here/carry"
 cp target/h200/release/dyngc-bench "$here/carry/"
