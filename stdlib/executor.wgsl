@@ -150,6 +150,7 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
         // Lost the race: try again from the tail the winner left.
         t = r.old_value;
     }
+    atomicAdd(&dyn_control[DYN_C_RESERVES_LOST], 1u);
     return 0u;
 }
 
@@ -172,6 +173,7 @@ fn dyn_ring_claim(h0: u32, k0: u32) -> u32 {
         }
         h = r.old_value;
     }
+    atomicAdd(&dyn_control[DYN_C_CLAIMS_LOST], 1u);
     return 0u;
 }
 

@@ -40,7 +40,9 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("FALLBACKS", 16),
     ("SPLITS", 17),
     ("ROUNDS", 18),
-    ("UNITS", 19),
+    ("RESERVES_LOST", 19),
+    ("CLAIMS_LOST", 20),
+    ("UNITS", 21),
 ];
 
 /// Statistics exposed in the manifest: (control word name, stat name, meaning).
@@ -76,6 +78,16 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "ROUNDS",
         "rounds",
         "rounds of the graph-level loop completed (0 without a loop)",
+    ),
+    (
+        "RESERVES_LOST",
+        "reserves_lost",
+        "ring reservations given up after losing every compare-and-swap on the tail (contention, not a full ring)",
+    ),
+    (
+        "CLAIMS_LOST",
+        "claims_lost",
+        "ring claims given up after losing every compare-and-swap on the head",
     ),
 ];
 
