@@ -115,6 +115,10 @@ fn dyn_ring_scan(lid: u32, published: u32) {
     let scan = workgroupUniformLoad(&dyn_wg_scan);
     let base = scan[0];
     let n = scan[1];
+    if (n == 0u) {
+        // Nothing to check (a batch that spawned nothing): skip the barrier too.
+        return;
+    }
     for (var j = lid; j < n; j += DYN_WG) {
         let t = base + j;
         if (atomicLoad(&dyn_arena[dyn_ring_state(t & (slots - 1u))]) != dyn_ticket_base(t) + published) {
