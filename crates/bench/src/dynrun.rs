@@ -14,6 +14,7 @@ pub fn compile(name: &str) -> Compiled {
         "triangle" => include_str!("../../../examples/triangle.dyn"),
         "tree" => include_str!("../../../examples/tree.dyn"),
         "bfs" => include_str!("../../../examples/bfs.dyn"),
+        "bfs_levels" => include_str!("../../../examples/bfs_levels.dyn"),
         "collatz" => include_str!("../../../examples/collatz.dyn"),
         other => panic!("no example `{other}`"),
     };

@@ -100,9 +100,10 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
         "static" => BLACK,
         "expand" => RED,
         "retry" => RGBColor(0, 150, 0),
+        "dyngc-levels" => RGBColor(170, 0, 200),
         _ => BLUE,
     };
-    for m in ["static", "expand", "retry", "dyngc"] {
+    for m in ["static", "expand", "retry", "dyngc", "dyngc-levels"] {
         let mut first = true;
         for case in &cases {
             let mut pts: Vec<(f64, f64, Option<u64>)> = rs
@@ -120,6 +121,8 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
                 series
                     .label(if m == "dyngc" {
                         "dyngc (one line per size, arena min -> large)".to_string()
+                    } else if m == "dyngc-levels" {
+                        "dyngc-levels: bfs_levels.dyn (one line per size, arena min -> large)".to_string()
                     } else {
                         m.to_string()
                     })
@@ -130,6 +133,8 @@ fn plot_one(path: &Path, workload: &str, device: &str, rs: &[&Record]) -> Result
             let last = pts[pts.len() - 1];
             let label = if m == "dyngc" {
                 case.to_string()
+            } else if m == "dyngc-levels" {
+                format!("levels {case}")
             } else {
                 format!("{m} {case}")
             };

@@ -122,7 +122,7 @@ fn measure(
     rec.workers = last.workers;
     rec.extra = last.extra;
     eprintln!(
-        "  {workload:<8} {case:<12} {:<22} median {:>10.4} s  [{:.4}, {:.4}]  gpu {}  peak {:>12} B  {:.3e} units/s  reruns {} relaunches {} fallbacks {}{}",
+        "  {workload:<8} {case:<12} {:<26} median {:>10.4} s  [{:.4}, {:.4}]  gpu {}  peak {:>12} B  {:.3e} units/s  reruns {} relaunches {} fallbacks {}{}",
         match rec.arena_bytes {
             Some(a) => format!("{method} arena={a}"),
             None => method.to_string(),
@@ -315,6 +315,17 @@ fn retry_stage(
     g.dispatch_indirect(enc, k.get(entry), bindings, b.args);
 }
 
+/// The dyngc methods beyond `dyngc` (which runs the workload's own example, `examples/<workload>.dyn`):
+/// (workload, method, example). Each runs through the same path as `dyngc`.
+const DYNGC_METHODS: &[(&str, &str, &str)] = &[("bfs", "dyngc-levels", "bfs_levels")];
+
+/// The dyngc methods of `workload` and the examples they run: `dyngc` first.
+fn dyngc_methods(workload: &str) -> Vec<(&'static str, &str)> {
+    let mut out = vec![("dyngc", workload)];
+    out.extend(DYNGC_METHODS.iter().filter(|m| m.0 == workload).map(|m| (m.1, m.2)));
+    out
+}
+
 struct Ctx<'a> {
     g: &'a Gpu,
     k: &'a K,
@@ -360,6 +371,8 @@ impl Ctx<'_> {
         out
     }
 
+    /// Every dyngc method of `workload` that `--methods` asks for ([`DYNGC_METHODS`]), each at
+    /// every arena, with the same inputs, parameters and check.
     #[allow(clippy::too_many_arguments)]
     fn dyngc(
         &self,
@@ -371,10 +384,28 @@ impl Ctx<'_> {
         params: &[(&str, u32)],
         verify: dynrun::Verify<'_>,
     ) {
-        if !self.wants("dyngc") {
-            return;
+        for &(method, example) in dyngc_methods(workload).iter() {
+            if self.wants(method) {
+                self.dyngc_example(recs, method, example, workload, case, units, inputs, params, verify);
+            }
         }
-        let c = dynrun::compile(workload);
+    }
+
+    /// Method `method`: the example `example` compiled and run at every arena.
+    #[allow(clippy::too_many_arguments)]
+    fn dyngc_example(
+        &self,
+        recs: &mut Vec<Record>,
+        method: &str,
+        example: &str,
+        workload: &str,
+        case: &str,
+        units: u64,
+        inputs: &[(&str, &[u8])],
+        params: &[(&str, u32)],
+        verify: dynrun::Verify<'_>,
+    ) {
+        let c = dynrun::compile(example);
         let exec = match dyngc_runtime::Executor::new(&self.g.device, &c.manifest, &c.wgsl) {
             Ok(e) => e,
             Err(e) => {
@@ -382,7 +413,7 @@ impl Ctx<'_> {
                     workload: workload.into(),
                     case: case.into(),
                     units,
-                    method: "dyngc".into(),
+                    method: method.into(),
                     error: Some(e.to_string()),
                     ..Default::default()
                 });
@@ -394,7 +425,7 @@ impl Ctx<'_> {
             .find(|r| r.method == "expand" && r.case == case && r.error.is_none())
             .map(|r| r.peak_bytes);
         for arena in self.arenas(c.manifest.executor.arena.min_bytes, expand_peak) {
-            let r = measure(workload, case, units, "dyngc", self.args.reps, || {
+            let r = measure(workload, case, units, method, self.args.reps, || {
                 let d = dynrun::run(
                     self.g,
                     &exec,
@@ -415,7 +446,7 @@ impl Ctx<'_> {
                     reruns: 0,
                     arena: Some(d.arena_bytes),
                     workers: Some(d.workers),
-                    extra: serde_json::json!({ "requested_arena_bytes": arena, "min_arena_bytes": c.manifest.executor.arena.min_bytes, "stats": d.stats }),
+                    extra: serde_json::json!({ "example": example, "requested_arena_bytes": arena, "min_arena_bytes": c.manifest.executor.arena.min_bytes, "stats": d.stats }),
                 })
             });
             recs.push(r);
@@ -1159,7 +1190,11 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
         }));
     }
 
-    let verify = |out: &[(String, Vec<u8>)]| check("dist", &words(&out[0].1), &want);
+    // bfs.dyn and bfs_levels.dyn (method dyngc-levels) both write `dist`.
+    let verify = |out: &[(String, Vec<u8>)]| match out.iter().find(|(n, _)| n == "dist") {
+        Some((_, d)) => check("dist", &words(d), &want),
+        None => Err("no output `dist`".into()),
+    };
     ctx.dyngc(
         &mut recs,
         "bfs",
