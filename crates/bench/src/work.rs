@@ -290,12 +290,29 @@ fn retry(
     })
 }
 
-/// An attempt's bump words, and the buffers where `retry_args` leaves the next stage's
-/// parameters and dispatch arguments.
-struct Bump<'a> {
-    words: &'a wgpu::Buffer,
-    params: &'a wgpu::Buffer,
-    args: &'a wgpu::Buffer,
+/// An attempt's bump words (a count and an overflow flag per buffer it allocates into), and the
+/// buffers where `retry_args` leaves the next stage's parameters and dispatch arguments.
+struct Bump {
+    words: wgpu::Buffer,
+    params: wgpu::Buffer,
+    args: wgpu::Buffer,
+}
+
+impl Bump {
+    /// `counters` (count, overflow) word pairs; `stage` names the parameter and dispatch buffers.
+    fn new(g: &Gpu, mem: &Mem, counters: u64, stage: &str) -> Result<Bump, String> {
+        Ok(Bump {
+            words: g.buffer(mem, "bump", 8 * counters)?,
+            params: g.buffer(mem, &format!("{stage} params"), 32)?,
+            args: g.buffer(mem, &format!("{stage} dispatch"), 12)?,
+        })
+    }
+
+    /// Frees these buffers and `others`.
+    fn free(self, mem: &Mem, mut others: Vec<wgpu::Buffer>) {
+        others.extend([self.words, self.params, self.args]);
+        free_all(mem, others);
+    }
 }
 
 /// Records `retry_args` (the next stage's parameters `p` with n = the count `words[p.e]` clamped
@@ -311,8 +328,8 @@ fn retry_stage(
     bindings: &[&wgpu::Buffer],
 ) {
     let template = g.uniform(p);
-    g.dispatch(enc, k.get("retry_args"), &[b.words, &template, b.params, b.args], 1);
-    g.dispatch_indirect(enc, k.get(entry), bindings, b.args);
+    g.dispatch(enc, k.get("retry_args"), &[&b.words, &template, &b.params, &b.args], 1);
+    g.dispatch_indirect(enc, k.get(entry), bindings, &b.args);
 }
 
 /// The dyngc methods beyond `dyngc` (which runs the workload's own example, `examples/<workload>.dyn`):
@@ -650,24 +667,17 @@ fn triangle(ctx: &Ctx, sum: u64) -> Vec<Record> {
             let caps = vec![ctx.retry_initial(e)];
             let attempt = |_: u64, caps: &[u64]| {
                 // bump: children count, children overflow.
-                let bump = g.buffer(&mem, "bump", 8)?;
+                let bm = Bump::new(g, &mem, 1, "leaf")?;
                 let children = g.buffer(&mem, "children", 8 * caps[0])?;
-                let params = g.buffer(&mem, "leaf params", 32)?;
-                let args = g.buffer(&mem, "leaf dispatch", 12)?;
-                let b = Bump {
-                    words: &bump,
-                    params: &params,
-                    args: &args,
-                };
                 let p = g.uniform(&[e as u32, 0, 0, 0, 0, 0, 0, caps[0] as u32]);
                 let mut enc = g.encoder();
                 enc.clear_buffer(&sums, 0, None);
-                g.dispatch(&mut enc, k.get("tri_reserve"), &[&nb, &children, &bump, &p], e);
+                g.dispatch(&mut enc, k.get("tri_reserve"), &[&nb, &children, &bm.words, &p], e);
                 let leaf = [caps[0] as u32, 0, 0, 0, 0, 0, 0, 0];
-                let bind = [&children, &sums, &params];
-                retry_stage(g, k, &mut enc, &b, &leaf, "tri_leaf", &bind);
-                let w = g.read(&bump, 0, 8, Some(enc));
-                free_all(&mem, vec![bump, children, params, args]);
+                let bind = [&children, &sums, &bm.params];
+                retry_stage(g, k, &mut enc, &bm, &leaf, "tri_leaf", &bind);
+                let w = g.read(&bm.words, 0, 8, Some(enc));
+                bm.free(&mem, vec![children]);
                 Ok(Attempt {
                     overflow: vec![w[1] != 0],
                     round_trips: 1,
@@ -859,32 +869,24 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
             let attempt = |_: u64, caps: &[u64]| {
                 let cap = caps[0] as u32;
                 // bump: count and overflow of level buffer 0, then of level buffer 1.
-                let bump = g.buffer(&mem, "bump", 16)?;
+                let bm = Bump::new(g, &mem, 2, "level")?;
                 let ids = [
                     g.buffer(&mem, "level ids", 4 * caps[0])?,
                     g.buffer(&mem, "level ids", 4 * caps[0])?,
                 ];
-                let params = g.buffer(&mem, "level params", 32)?;
-                let args = g.buffer(&mem, "level dispatch", 12)?;
-                let b = Bump {
-                    words: &bump,
-                    params: &params,
-                    args: &args,
-                };
                 // Level 0: the root, id 0 (the buffer is zeroed).
-                g.queue.write_buffer(&bump, 0, &words_bytes(&[1]));
+                g.queue.write_buffer(&bm.words, 0, &words_bytes(&[1]));
                 let mut enc = g.encoder();
                 enc.clear_buffer(&per, 0, None);
                 for d in 0..=max_depth {
                     let (i, o) = ((d % 2) as usize, 1 - (d % 2) as usize);
-                    enc.clear_buffer(&bump, 8 * o as u64, Some(4));
+                    enc.clear_buffer(&bm.words, 8 * o as u64, Some(4));
                     let p = [cap, d, max_depth, seed, TREE_CHILDREN, 2 * i as u32, 2 * o as u32, cap];
-                    let bind = [&ids[i], &ids[o], &bump, &per, &params];
-                    retry_stage(g, k, &mut enc, &b, &p, "tree_grow", &bind);
+                    let bind = [&ids[i], &ids[o], &bm.words, &per, &bm.params];
+                    retry_stage(g, k, &mut enc, &bm, &p, "tree_grow", &bind);
                 }
-                let w = g.read(&bump, 0, 16, Some(enc));
-                let [a, b] = ids;
-                free_all(&mem, vec![bump, a, b, params, args]);
+                let w = g.read(&bm.words, 0, 16, Some(enc));
+                bm.free(&mem, Vec::from(ids));
                 Ok(Attempt {
                     overflow: vec![w[1] != 0 || w[3] != 0],
                     round_trips: 1,
@@ -1136,20 +1138,13 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                     g.queue.write_buffer(&dist, 0, &d0_bytes);
                 }
                 // bump: count and overflow of frontier 0, of frontier 1, of the edge records.
-                let bump = g.buffer(&mem, "bump", 24)?;
+                let bm = Bump::new(g, &mem, 3, "stage")?;
                 let fr = [
                     g.buffer(&mem, "frontier", 4 * caps[0])?,
                     g.buffer(&mem, "frontier", 4 * caps[0])?,
                 ];
                 let pairs = g.buffer(&mem, "edge children", 8 * caps[1])?;
-                let params = g.buffer(&mem, "stage params", 32)?;
-                let args = g.buffer(&mem, "stage dispatch", 12)?;
-                let b = Bump {
-                    words: &bump,
-                    params: &params,
-                    args: &args,
-                };
-                g.queue.write_buffer(&bump, 0, &words_bytes(&[1]));
+                g.queue.write_buffer(&bm.words, 0, &words_bytes(&[1]));
                 g.queue.write_buffer(&fr[0], 0, &words_bytes(&[source]));
                 let (mut level, mut cur, mut round_trips) = (0u32, 0usize, 0u64);
                 let overflow = loop {
@@ -1157,25 +1152,26 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                     for _ in 0..BFS_BATCH {
                         level += 1;
                         let (i, o) = (cur, 1 - cur);
-                        enc.clear_buffer(&bump, 16, Some(4));
+                        enc.clear_buffer(&bm.words, 16, Some(4));
                         let p = [cf, level, 0, 0, 0, 2 * i as u32, 4, ce];
-                        let bind = [&fr[i], &row, &pairs, &bump, &params];
-                        retry_stage(g, k, &mut enc, &b, &p, "bfs_gather", &bind);
-                        enc.clear_buffer(&bump, 8 * o as u64, Some(4));
+                        let bind = [&fr[i], &row, &pairs, &bm.words, &bm.params];
+                        retry_stage(g, k, &mut enc, &bm, &p, "bfs_gather", &bind);
+                        enc.clear_buffer(&bm.words, 8 * o as u64, Some(4));
                         let p = [ce, level, 0, 0, 0, 4, 2 * o as u32, cf];
-                        let bind = [&pairs, &row, &col, &dist, &fr[o], &bump, &params];
-                        retry_stage(g, k, &mut enc, &b, &p, "bfs_push", &bind);
+                        let bind = [&pairs, &row, &col, &dist, &fr[o], &bm.words, &bm.params];
+                        retry_stage(g, k, &mut enc, &bm, &p, "bfs_push", &bind);
                         cur = o;
                     }
-                    let w = g.read(&bump, 0, 24, Some(enc));
+                    let w = g.read(&bm.words, 0, 24, Some(enc));
                     round_trips += 1;
                     let overflow = vec![w[1] != 0 || w[3] != 0, w[5] != 0];
                     if overflow.contains(&true) || w[2 * cur] == 0 {
                         break overflow;
                     }
                 };
-                let [a, b] = fr;
-                free_all(&mem, vec![bump, a, b, pairs, params, args]);
+                let mut buffers = Vec::from(fr);
+                buffers.push(pairs);
+                bm.free(&mem, buffers);
                 Ok(Attempt {
                     overflow,
                     round_trips,
