@@ -218,14 +218,14 @@ fn one_dispatch(
 }
 
 /// The end of a level-by-level run started at `t` (by [`Gpu::start`]): waits for the GPU,
-/// stops the clocks and checks the result.
+/// stops the clocks and checks the result; `extra` describes the case.
 fn levels_done(
     g: &Gpu,
     mem: &Mem,
     t: Instant,
     (name, out, want): Expect,
-    round_trips: u64,
-    dispatches: u64,
+    (round_trips, dispatches): (u64, u64),
+    extra: &serde_json::Value,
 ) -> Result<Sample, String> {
     let times = g.stop(t);
     check(name, &g.read_all(out), want)?;
@@ -235,6 +235,7 @@ fn levels_done(
         peak: mem.peak(),
         relaunches: round_trips,
         launches: dispatches,
+        extra: extra.clone(),
         ..Default::default()
     })
 }
@@ -852,11 +853,14 @@ fn tree(ctx: &Ctx, target: u64) -> Vec<Record> {
                 m = total;
                 depth += 1;
             }
-            let s = levels_done(g, &mem, t, ("per_depth", &per, &want), round_trips, dispatches)?;
-            Ok(Sample {
-                extra: extra.clone(),
-                ..s
-            })
+            levels_done(
+                g,
+                &mem,
+                t,
+                ("per_depth", &per, &want),
+                (round_trips, dispatches),
+                &extra,
+            )
         }));
     }
 
@@ -1116,11 +1120,7 @@ fn bfs(ctx: &Ctx, spec: &str) -> Vec<Record> {
                 frontier = next;
                 m = found;
             }
-            let s = levels_done(g, &mem, t, ("dist", &dist, &want), round_trips, dispatches)?;
-            Ok(Sample {
-                extra: extra.clone(),
-                ..s
-            })
+            levels_done(g, &mem, t, ("dist", &dist, &want), (round_trips, dispatches), &extra)
         }));
     }
 
