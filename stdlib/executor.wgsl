@@ -443,8 +443,10 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         return;
     }
     // Every unit this lane runs now belongs to the current round: the next one begins only
-    // after all of them have finished.
-    dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
+    // after all of them have finished. (Without a loop the round stays 0: no load.)
+    if (DYN_LOOP) {
+        dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
+    }
     if (cmd[0] == DYN_CMD_PACK) {
         var j = 0u;
         while (dyn_wg_pack[j + 1u] <= lid) {
