@@ -8,6 +8,8 @@
 //   dyn_execute(stage: u32, index: u32, frame: u32)   run one unit whose frame is at `frame`
 //   dyn_is_keyed(stage: u32) -> bool, dyn_is_leaf(stage: u32) -> bool (spawns nothing)
 //   dyn_mark_word(stage: u32, key: u32) -> u32
+//   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
+//                               true when the entry itself went to one
 //   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step.
@@ -703,6 +705,11 @@ fn dyn_init() {
     let count = dyn_entry_count();
     atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
     atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);
+    if (dyn_seed_queues()) {
+        // The partitioned schedule dispatched the entry (and so every stage it reaches).
+        dyn_finish();
+        return;
+    }
     if (count == 0u) {
         if (DYN_LOOP) {
             atomicStore(&dyn_control[DYN_C_ARGS], 1u);

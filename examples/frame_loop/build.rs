@@ -21,7 +21,8 @@ fn main() -> Result<(), String> {
     let program = checked
         .program
         .ok_or_else(|| failed("does not check", &checked.diagnostics))?;
-    let artifact = dyngc_codegen::generate(&program).map_err(|ds| failed("does not compile", &ds))?;
+    let artifact = dyngc_codegen::generate(&program, dyngc_codegen::Schedule::Megakernel)
+        .map_err(|ds| failed("does not compile", &ds))?;
     for (name, text) in [
         ("tree.wgsl", artifact.wgsl.clone()),
         ("tree.manifest.json", artifact.manifest.to_json()),

@@ -193,6 +193,8 @@ export async function createPipelines(device, m, code, wgslPath, fail) {
     }
     const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
     const pipeline = (entryPoint) => device.createComputePipeline({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } });
-    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main) };
+    // The partitioned schedule's kernels run after every launch of `main`, in this order.
+    const dispatches = (m.entry_points.dispatches ?? []).map((d) => ({ pipeline: pipeline(d.entry_point), args: d.indirect_args }));
+    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main), dispatches };
   }, fail);
 }

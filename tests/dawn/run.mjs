@@ -21,7 +21,7 @@
 //   --chain      launches per submission (default `executor.defaults.chain_length`).
 //   --timeout    wall-clock limit of the launch loop in seconds (default 300).
 //   --max-submissions  most submissions before giving up (default 1000000).
-//   --compile-only  only compile: Tint on the module, the layouts and both pipelines; exit 0 if
+//   --compile-only  only compile: Tint on the module, the layouts and every pipeline; exit 0 if
 //                all is accepted (nothing runs, --arena and --out are not needed).
 //   --wgsl       defaults to the manifest's `wgsl` file beside it.
 //
@@ -296,7 +296,9 @@ function allocate(device, m, p, layouts) {
     entries: m.bindings.map((b, i) => [b, i]).filter(([b]) => b.group === g)
       .map(([b, i]) => ({ binding: b.binding, resource: { buffer: buffers[i], offset: 0, size: p.buffers[i].alloc } })),
   }));
-  const indirect = device.createBuffer({ label: 'indirect args', size: 12, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+  // Three words for `main`, then three for each of the partitioned schedule's dispatches.
+  const kernels = 1 + (m.entry_points.dispatches ?? []).length;
+  const indirect = device.createBuffer({ label: 'indirect args', size: 12 * kernels, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
   const readback = device.createBuffer({ label: 'control readback', size: m.executor.control.words * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   return {
     buffers, bindGroups, indirect, readback,
@@ -319,14 +321,17 @@ function record(device, m, p, r, pipelines, first) {
     pass.dispatchWorkgroups(1, 1, 1);
     pass.end();
   }
-  const args = m.executor.control.indirect_args * 4;
+  // `main`, then each dispatch, each with its own indirect arguments copied from the control block.
+  const kernels = [{ pipeline: pipelines.main, args: m.executor.control.indirect_args }, ...pipelines.dispatches];
   for (let i = 0; i < p.chain; i++) {
-    enc.copyBufferToBuffer(r.control, args, r.indirect, 0, 12);
-    const pass = enc.beginComputePass({ label: 'dyngc main' });
-    pass.setPipeline(pipelines.main);
-    bind(pass);
-    pass.dispatchWorkgroupsIndirect(r.indirect, 0);
-    pass.end();
+    kernels.forEach((k, j) => {
+      enc.copyBufferToBuffer(r.control, k.args * 4, r.indirect, 12 * j, 12);
+      const pass = enc.beginComputePass({ label: 'dyngc kernel' });
+      pass.setPipeline(k.pipeline);
+      bind(pass);
+      pass.dispatchWorkgroupsIndirect(r.indirect, 12 * j);
+      pass.end();
+    });
   }
   enc.copyBufferToBuffer(r.control, 0, r.readback, 0, m.executor.control.words * 4);
   return enc.finish();

@@ -31,6 +31,34 @@ pub struct EntryPoints {
     pub init: String,
     /// The persistent megakernel, launched indirectly until the done flag is set.
     pub main: String,
+    /// The partitioned schedule's other kernels, in order: record each after every launch of
+    /// `main`, indirectly, with its own three argument words copied from the control block.
+    /// Empty for the megakernel schedule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dispatches: Vec<Dispatch>,
+}
+
+/// A kernel of the partitioned schedule that runs one stage, draining that stage's queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub entry_point: String,
+    /// The stage's id (`stages[..].id`).
+    pub stage: u32,
+    pub workgroup_size: u32,
+    /// Control-block word of its indirect arguments `x, y, z`; the kernel zeroes `x` when it
+    /// has drained its queue, and producers raise it.
+    pub indirect_args: u32,
+}
+
+/// How stages map to kernels (`dyngc build --schedule`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    /// One persistent kernel runs every stage.
+    #[default]
+    Megakernel,
+    /// Stages on no cycle and upstream of none run as their own dispatches (`dispatches`).
+    Partitioned,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,6 +184,9 @@ pub struct Executor {
     /// so the launch protocol is the same; this is informational.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_loop: Option<GraphLoop>,
+    /// The schedule the program was built with.
+    #[serde(default)]
+    pub schedule: Schedule,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -184,7 +215,8 @@ pub struct ConfigLayout {
 
 /// The arena is one `array<atomic<u32>>`:
 /// `[stack tops: workers][stacks: workers * stack_frames * frame_words][ring states: ring_slots]
-///  [ring frames: ring_slots * frame_words]`.
+///  [ring frames: ring_slots * frame_words][queue frames: dispatches * ring_slots * frame_words]`
+/// (`bytes_per_slot` counts a ring slot and one frame of every queue).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ArenaLayout {
     pub frame_words: u32,
@@ -194,7 +226,7 @@ pub struct ArenaLayout {
     pub min_ring_slots: u32,
     /// Bytes one worker needs: its stack top plus its reserve.
     pub bytes_per_worker: u64,
-    /// Bytes one ring slot needs (state word plus frame).
+    /// Bytes one ring slot needs (state word plus frame), plus one frame per dispatch's queue.
     pub bytes_per_slot: u64,
     /// The smallest arena: one worker and the smallest ring. Below it the runtime refuses.
     pub min_bytes: u64,

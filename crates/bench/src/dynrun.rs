@@ -9,7 +9,7 @@ pub struct Compiled {
     pub wgsl: String,
 }
 
-pub fn compile(name: &str) -> Compiled {
+pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
     let source = match name {
         "triangle" => include_str!("../../../examples/triangle.dyn"),
         "tree" => include_str!("../../../examples/tree.dyn"),
@@ -24,7 +24,7 @@ pub fn compile(name: &str) -> Compiled {
     let program = checked
         .program
         .unwrap_or_else(|| panic!("{name}: {:#?}", checked.diagnostics));
-    let a = dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
+    let a = dyngc_codegen::generate(&program, schedule).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
     Compiled {
         manifest: a.manifest,
         wgsl: a.wgsl,

@@ -54,12 +54,13 @@ pub struct RunArgs {
     /// dyngc workers (persistent workgroups); default: the manifest's.
     #[arg(long)]
     pub workers: Option<u32>,
-    /// Methods to run: cpu, static, expand, retry, dyngc, dyngc-levels (bfs only:
-    /// `examples/bfs_levels.dyn`, level-synchronous, through the same path as dyngc).
+    /// Methods to run: cpu, static, expand, retry, dyngc, dyngc-partitioned (the same example
+    /// built with `--schedule partitioned`; skipped where that dispatches no stage), dyngc-levels
+    /// (bfs only: `examples/bfs_levels.dyn`, level-synchronous, through the same path as dyngc).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "cpu,static,expand,retry,dyngc,dyngc-levels"
+        default_value = "cpu,static,expand,retry,dyngc,dyngc-partitioned,dyngc-levels"
     )]
     pub methods: Vec<String>,
     /// Retry: every stage buffer starts at this many times the items of the workload's input

@@ -4,6 +4,7 @@
 use crate::dynrun::{self, words};
 use crate::gpu::{words_bytes, Gpu, Mem};
 use crate::{Record, Results, RunArgs, Spread};
+use dyngc_codegen::Schedule;
 use dyngc_reference as reference;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -333,14 +334,23 @@ fn retry_stage(
     g.dispatch_indirect(enc, k.get(entry), bindings, &b.args);
 }
 
-/// The dyngc methods beyond `dyngc` (which runs the workload's own example, `examples/<workload>.dyn`):
-/// (workload, method, example). Each runs through the same path as `dyngc`.
+/// The dyngc methods beyond `dyngc` and `dyngc-partitioned` (which run the workload's own
+/// example, `examples/<workload>.dyn`, under each schedule): (workload, method, example). Each
+/// runs through the same path as `dyngc`.
 const DYNGC_METHODS: &[(&str, &str, &str)] = &[("bfs", "dyngc-levels", "bfs_levels")];
 
-/// The dyngc methods of `workload` and the examples they run: `dyngc` first.
-fn dyngc_methods(workload: &str) -> Vec<(&'static str, &str)> {
-    let mut out = vec![("dyngc", workload)];
-    out.extend(DYNGC_METHODS.iter().filter(|m| m.0 == workload).map(|m| (m.1, m.2)));
+/// The dyngc methods of `workload`, the examples they run and their schedules: `dyngc` first.
+fn dyngc_methods(workload: &str) -> Vec<(&'static str, &str, Schedule)> {
+    let mut out = vec![
+        ("dyngc", workload, Schedule::Megakernel),
+        ("dyngc-partitioned", workload, Schedule::Partitioned),
+    ];
+    out.extend(
+        DYNGC_METHODS
+            .iter()
+            .filter(|m| m.0 == workload)
+            .map(|m| (m.1, m.2, Schedule::Megakernel)),
+    );
     out
 }
 
@@ -402,20 +412,21 @@ impl Ctx<'_> {
         params: &[(&str, u32)],
         verify: dynrun::Verify<'_>,
     ) {
-        for &(method, example) in dyngc_methods(workload).iter() {
+        for &(method, example, schedule) in dyngc_methods(workload).iter() {
             if self.wants(method) {
-                self.dyngc_example(recs, method, example, workload, case, units, inputs, params, verify);
+                let spec = (method, example, schedule);
+                self.dyngc_example(recs, spec, workload, case, units, inputs, params, verify);
             }
         }
     }
 
-    /// Method `method`: the example `example` compiled and run at every arena.
+    /// Method `method`: the example `example` compiled under `schedule` and run at every arena.
+    /// A partitioned build that dispatches no stage is the megakernel again: not run twice.
     #[allow(clippy::too_many_arguments)]
     fn dyngc_example(
         &self,
         recs: &mut Vec<Record>,
-        method: &str,
-        example: &str,
+        (method, example, schedule): (&str, &str, Schedule),
         workload: &str,
         case: &str,
         units: u64,
@@ -423,7 +434,10 @@ impl Ctx<'_> {
         params: &[(&str, u32)],
         verify: dynrun::Verify<'_>,
     ) {
-        let c = dynrun::compile(example);
+        let c = dynrun::compile(example, schedule);
+        if schedule == Schedule::Partitioned && c.manifest.entry_points.dispatches.is_empty() {
+            return;
+        }
         let exec = match dyngc_runtime::Executor::new(&self.g.device, &c.manifest, &c.wgsl) {
             Ok(e) => e,
             Err(e) => {

@@ -1,7 +1,8 @@
 //! The per-graph WGSL the executor calls: parameter loading, entry seeding, the stage switch,
 //! payload packing, keyed-mark addressing and one function per spawn site.
 
-use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, Ty};
+use crate::schedule::{Dispatch, Partition};
+use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, StageId, Ty};
 use dyngc_syntax::ast::ResourceKind;
 use std::fmt::Write;
 
@@ -46,29 +47,45 @@ fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u
     }
 }
 
-/// Statements storing `value` of `ty` into staging words `o + i`, starting at `*next`.
-fn pack(program: &Program, ty: &Ty, value: &str, next: &mut u32, out: &mut String) {
+/// Where a spawn site writes a payload: the workgroup's staging area (persistent targets) or
+/// straight into a queue frame in the arena (dispatched targets).
+#[derive(Clone, Copy)]
+enum PayloadSink {
+    Staging,
+    Arena,
+}
+
+/// Statements storing `value` of `ty` into words `o + i` of `sink`, starting at `*next`.
+fn pack(program: &Program, ty: &Ty, value: &str, sink: PayloadSink, next: &mut u32, out: &mut String) {
+    let mut store = |v: String, next: &mut u32| {
+        let _ = match sink {
+            PayloadSink::Staging => writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({v});", *next),
+            PayloadSink::Arena => writeln!(out, "    atomicStore(&dyn_arena[o + {}u], bitcast<u32>({v}));", *next),
+        };
+        *next += 1;
+    };
     match ty {
-        Ty::Scalar(_) | Ty::Atomic(_) => {
-            let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value});", *next);
-            *next += 1;
-        }
+        Ty::Scalar(_) | Ty::Atomic(_) => store(value.to_string(), next),
         Ty::Vector(n, _) => {
             for c in ["x", "y", "z", "w"].iter().take(*n as usize) {
-                let _ = writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({value}.{c});", *next);
-                *next += 1;
+                store(format!("{value}.{c}"), next);
             }
         }
         Ty::Struct(i) => {
             for (name, t) in &program.structs[*i].fields {
-                pack(program, t, &format!("{value}.{name}"), next, out);
+                pack(program, t, &format!("{value}.{name}"), sink, next, out);
             }
         }
     }
 }
 
+/// Indices a dispatched stage's workgroup takes from its queue at a time.
+pub fn dispatch_chunk(d: &Dispatch) -> u32 {
+    d.workgroup_size * crate::layout::LEAF_UNROLL
+}
+
 /// The function for spawn/become site `k`.
-pub fn site_fn(program: &Program, k: usize) -> String {
+pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
     let edge = &program.edges[k];
     let target = &program.stages[edge.to];
     let payload_ty = target.payload.as_ref().map(|(_, t)| t);
@@ -81,6 +98,10 @@ pub fn site_fn(program: &Program, k: usize) -> String {
     }
     let mut out = format!("fn dyn_site_{k}({}) {{\n", params.join(", "));
     let to = edge.to;
+    if let Some(q) = partition.queue(to) {
+        queue_site(program, &partition.dispatches[q as usize], q, edge.kind, &mut out);
+        return out;
+    }
     if edge.kind == EdgeKind::Keyed {
         let domain = target
             .keyed
@@ -112,15 +133,99 @@ pub fn site_fn(program: &Program, k: usize) -> String {
         EdgeKind::Keyed => unreachable!("handled above"),
     }
     match payload_ty {
-        Some(t) => pack(program, t, "p", &mut 0, &mut out),
+        Some(t) => pack(program, t, "p", PayloadSink::Staging, &mut 0, &mut out),
         None => out.push_str("    _ = o;\n"),
     }
     out.push_str("}\n");
     out
 }
 
+/// The body of a site whose target is dispatched: a frame in the target's queue or, when the
+/// queue is full, the target's indices run right here (the serial fallback of the partitioned
+/// schedule; the target is on no cycle, so the calls end).
+fn queue_site(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut String) {
+    let to = d.stage;
+    let target = &program.stages[to];
+    let count = if kind == EdgeKind::FanOut {
+        out.push_str("    if (n == 0u) {\n        return;\n    }\n");
+        "n"
+    } else {
+        "1u"
+    };
+    let chunk = dispatch_chunk(d);
+    let _ = writeln!(out, "    let o = dyn_queue_push({q}u, {to}u, {count}, {chunk}u);");
+    let payload = if target.payload.is_some() { "p" } else { "0u" };
+    let _ = writeln!(
+        out,
+        "    if (o == DYN_QUEUE_FULL) {{\n        for (var j = 0u; j < {count}; j++) {{\n            dyn_stage_{}({payload}, j);\n        }}\n        atomicAdd(&dyn_control[DYN_C_UNITS + {to}u], {count});\n        return;\n    }}",
+        target.name
+    );
+    match &target.payload {
+        Some((_, t)) => pack(program, t, "p", PayloadSink::Arena, &mut 0, out),
+        None => out.push_str("    _ = o;\n"),
+    }
+    out.push_str("}\n");
+}
+
+/// The call running unit `index` of `stage` whose frame starts at word `f` of the arena.
+fn call_stage(program: &Program, stage: StageId) -> String {
+    let s = &program.stages[stage];
+    let payload = match &s.payload {
+        Some((_, ty)) => unpack(
+            program,
+            ty,
+            &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
+            &mut 0,
+        ),
+        None => "0u".to_string(),
+    };
+    format!("dyn_stage_{}({payload}, index)", s.name)
+}
+
+/// One compute entry point per dispatched stage: its workgroups drain the stage's queue.
+pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
+    let mut out = String::new();
+    for (q, d) in partition.dispatches.iter().enumerate() {
+        let wg = d.workgroup_size;
+        let _ = write!(
+            out,
+            "\n@compute @workgroup_size({wg})\nfn {entry}(@builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) groups: vec3<u32>) {{
+    dyn_load_params();
+    var units = 0u;
+    loop {{
+        if (lid == 0u) {{
+            dyn_queue_take({q}u, {chunk}u);
+        }}
+        let take = workgroupUniformLoad(&dyn_q_take);
+        if (take[2] == 0u) {{
+            break;
+        }}
+        let f = take[0];
+        for (var j = lid; j < take[2]; j += {wg}u) {{
+            let index = take[1] + j;
+            {call};
+            units += 1u;
+        }}
+    }}
+    dyn_queue_leave({q}u, {stage}u, lid, units, groups.x);
+}}
+",
+            entry = dispatch_entry_point(program, d),
+            chunk = dispatch_chunk(d),
+            call = call_stage(program, d.stage),
+            stage = d.stage,
+        );
+    }
+    out
+}
+
+/// The entry point name of a dispatched stage.
+pub fn dispatch_entry_point(program: &Program, d: &Dispatch) -> String {
+    format!("dyn_dispatch_{}", program.stages[d.stage].name)
+}
+
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
-pub fn executor_glue(program: &Program) -> String {
+pub fn executor_glue(program: &Program, partition: &Partition) -> String {
     let mut out = String::new();
     out.push_str("fn dyn_load_params() {\n");
     for p in &program.params {
@@ -154,21 +259,30 @@ pub fn executor_glue(program: &Program) -> String {
     }
     out.push_str("\n\n");
 
+    // Queues of dispatched stages: set up by dyn_init; a dispatched entry is queued there and
+    // leaves the persistent kernel nothing to do, so the run is done once this chain has run.
+    out.push_str("fn dyn_seed_queues() -> bool {\n");
+    if !partition.dispatches.is_empty() {
+        out.push_str("    dyn_queues_init();\n");
+    }
+    match partition.queue(entry.stage) {
+        Some(q) => {
+            let chunk = dispatch_chunk(&partition.dispatches[q as usize]);
+            let _ = writeln!(
+                out,
+                "    let count = dyn_entry_count();\n    if (count > 0u) {{\n        _ = dyn_queue_push({q}u, {}u, count, {chunk}u);\n    }}\n    return true;\n}}\n",
+                entry.stage
+            );
+        }
+        None => out.push_str("    return false;\n}\n\n"),
+    }
+
     out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
-    for (id, stage) in program.stages.iter().enumerate() {
-        let payload = match &stage.payload {
-            Some((_, ty)) => unpack(
-                program,
-                ty,
-                &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
-                &mut 0,
-            ),
-            None => "0u".to_string(),
-        };
+    for id in (0..program.stages.len()).filter(|&s| partition.queue(s).is_none()) {
         let _ = writeln!(
             out,
-            "        case {id}u: {{\n            dyn_stage_{}({payload}, index);\n        }}",
-            stage.name
+            "        case {id}u: {{\n            {};\n        }}",
+            call_stage(program, id)
         );
     }
     out.push_str("        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n");
@@ -203,11 +317,12 @@ pub fn executor_glue(program: &Program) -> String {
             parts.join(" + ")
         }
     };
+    // A leaf stages nothing for the persistent kernel: spawns into queues go straight to the arena.
     let leaves: Vec<String> = program
         .stages
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.sites.is_empty())
+        .filter(|(_, s)| s.sites.iter().all(|&k| partition.queue(program.edges[k].to).is_some()))
         .map(|(id, _)| format!("stage == {id}u"))
         .collect();
     out.push_str("fn dyn_is_leaf(stage: u32) -> bool {\n");

@@ -23,6 +23,11 @@ pub const FRAME_HEADER_WORDS: u32 = 4;
 pub const DEFAULT_WORKERS: u32 = 64;
 pub const DEFAULT_FUEL: u32 = 4096;
 pub const CHAIN_LENGTH: u32 = 16;
+/// Control words of one dispatched stage's queue: indirect `x, y, z`, frames taken, the frame
+/// being drained, chunks queued, workgroups finished, and one spare to keep blocks aligned.
+pub const QUEUE_WORDS: u32 = 8;
+/// Most workgroups a dispatch gets (WebGPU's guaranteed `maxComputeWorkgroupsPerDimension`).
+pub const MAX_DISPATCH_GROUPS: u32 = 65535;
 
 /// Control-block words, in order. The executor's WGSL refers to them as `DYN_C_<NAME>`.
 pub const CONTROL: &[(&str, u32)] = &[
@@ -124,12 +129,16 @@ pub struct Layout {
     pub split_slot: u32,
     pub staging_words: u32,
     pub stack_frames: u32,
+    /// Queues of dispatched stages: as many frames each as the ring has slots.
+    pub queues: u32,
+    /// First control word of the queues' blocks ([`QUEUE_WORDS`] each).
+    pub queue_control: u32,
     pub control_words: u32,
 }
 
 impl Layout {
     /// `None` when even a batch of one unit does not fit in workgroup memory.
-    pub fn new(program: &Program) -> Option<Layout> {
+    pub fn new(program: &Program, queues: u32) -> Option<Layout> {
         let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
         let spawns = program.stages.iter().map(|s| s.max_spawns).max().unwrap_or(0);
         let becomes = program.stages.iter().any(|s| s.becomes);
@@ -164,7 +173,9 @@ impl Layout {
             split_slot: carry_cap + child_cap + keyed_cap,
             staging_words: staging(batch),
             stack_frames,
-            control_words: control("UNITS") + program.stages.len() as u32,
+            queues,
+            queue_control: control("UNITS") + program.stages.len() as u32,
+            control_words: control("UNITS") + program.stages.len() as u32 + queues * QUEUE_WORDS,
         })
     }
 
@@ -172,8 +183,9 @@ impl Layout {
         4 * (1 + self.stack_frames as u64 * self.frame_words as u64)
     }
 
+    /// A ring slot (state word and frame) and the frame at the same index of every queue.
     pub fn bytes_per_slot(&self) -> u64 {
-        4 * (1 + self.frame_words as u64)
+        4 * (1 + (1 + self.queues as u64) * self.frame_words as u64)
     }
 
     /// WGSL `const` declarations of every size and control word.
@@ -183,6 +195,7 @@ impl Layout {
         c("WG", WORKGROUP_SIZE);
         c("BATCH", self.batch);
         c("FRAME_WORDS", self.frame_words);
+        c("FRAME_HEADER", FRAME_HEADER_WORDS);
         c("STAGES", stages as u32);
         c("CARRY_CAP", self.carry_cap);
         c("CHILD_CAP", self.child_cap);
@@ -195,6 +208,10 @@ impl Layout {
         c("SWEEP_WORDS", SWEEP_WORDS);
         c("CAS_ATTEMPTS", CAS_ATTEMPTS);
         c("LEAF_UNROLL", LEAF_UNROLL);
+        c("QUEUES", self.queues);
+        c("C_QUEUES", self.queue_control);
+        c("QUEUE_WORDS", QUEUE_WORDS);
+        c("MAX_DISPATCH_GROUPS", MAX_DISPATCH_GROUPS);
         for (name, word) in CONTROL {
             c(&format!("C_{name}"), *word);
         }

@@ -9,6 +9,10 @@
 
 mod glue;
 mod layout;
+mod schedule;
+
+use schedule::Partition;
+pub use schedule::Schedule;
 
 use dyngc_artifact as art;
 use dyngc_artifact::Manifest;
@@ -18,6 +22,7 @@ use dyngc_syntax::{codes, Diagnostic};
 use layout::Layout;
 
 const EXECUTOR_WGSL: &str = include_str!("../../../stdlib/executor.wgsl");
+const QUEUES_WGSL: &str = include_str!("../../../stdlib/queues.wgsl");
 
 /// What `dyngc build` writes: `NAME.wgsl` and `NAME.manifest.json`.
 #[derive(Clone, Debug)]
@@ -37,14 +42,15 @@ pub enum Emit {
     Glsl,
 }
 
-/// Generates the megakernel for `program`. Errors (work items too large for workgroup memory,
-/// an internal naga rejection) come back as diagnostics.
-pub fn generate(program: &Program) -> Result<Artifact, Vec<Diagnostic>> {
-    let Some(layout) = Layout::new(program) else {
+/// Generates the kernels for `program` under `schedule`. Errors (work items too large for
+/// workgroup memory, an internal naga rejection) come back as diagnostics.
+pub fn generate(program: &Program, schedule: Schedule) -> Result<Artifact, Vec<Diagnostic>> {
+    let partition = schedule::partition(program, schedule);
+    let Some(layout) = Layout::new(program, partition.dispatches.len() as u32) else {
         return Err(vec![too_large(program)]);
     };
     let bindings = ExecutorBindings::new(program);
-    let text = module_text(program, &layout, &bindings);
+    let text = module_text(program, &partition, &layout, &bindings);
     let module = naga::front::wgsl::parse_str(&text).map_err(|e| internal(program, e.emit_to_string(&text)))?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -54,7 +60,7 @@ pub fn generate(program: &Program) -> Result<Artifact, Vec<Diagnostic>> {
     .map_err(|e| internal(program, e.emit_to_string(&text)))?;
     let wgsl = naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| internal(program, e.to_string()))?;
-    let manifest = manifest(program, &layout, &bindings);
+    let manifest = manifest(program, schedule, &partition, &layout, &bindings);
     Ok(Artifact {
         wgsl: format!("{HEADER}{wgsl}"),
         manifest,
@@ -194,7 +200,7 @@ impl ExecutorBindings {
     }
 }
 
-fn module_text(program: &Program, layout: &Layout, bindings: &ExecutorBindings) -> String {
+fn module_text(program: &Program, partition: &Partition, layout: &Layout, bindings: &ExecutorBindings) -> String {
     let mut out = ModuleText::default();
     out.push(&layout.wgsl_constants(program.stages.len()));
     out.push("\n");
@@ -219,10 +225,15 @@ fn module_text(program: &Program, layout: &Layout, bindings: &ExecutorBindings) 
         None => out.push("var<workgroup> dyn_marks: array<atomic<u32>, 1>;\n"),
     }
     out.push("\n");
-    dyngc_ir::wgsl::user_module(program, &mut out, &|k| glue::site_fn(program, k));
-    out.push(&glue::executor_glue(program));
+    dyngc_ir::wgsl::user_module(program, &mut out, &|k| glue::site_fn(program, partition, k));
+    out.push(&glue::executor_glue(program, partition));
     out.push("\n");
     out.push(EXECUTOR_WGSL);
+    if !partition.dispatches.is_empty() {
+        out.push("\n");
+        out.push(QUEUES_WGSL);
+        out.push(&glue::dispatch_kernels(program, partition));
+    }
     out.text
 }
 
@@ -310,7 +321,13 @@ fn literal_bits(text: &str, scalar: Scalar) -> Option<u32> {
     Some((if neg { -v } else { v }) as u32)
 }
 
-fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manifest {
+fn manifest(
+    program: &Program,
+    schedule: Schedule,
+    partition: &Partition,
+    layout: &Layout,
+    eb: &ExecutorBindings,
+) -> Manifest {
     let mut bindings: Vec<art::Binding> = program
         .resources
         .iter()
@@ -414,6 +431,17 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
         entry_points: art::EntryPoints {
             init: "dyn_init".into(),
             main: "dyn_main".into(),
+            dispatches: partition
+                .dispatches
+                .iter()
+                .enumerate()
+                .map(|(q, d)| art::Dispatch {
+                    entry_point: glue::dispatch_entry_point(program, d),
+                    stage: d.stage as u32,
+                    workgroup_size: d.workgroup_size,
+                    indirect_args: layout.queue_control + q as u32 * layout::QUEUE_WORDS,
+                })
+                .collect(),
         },
         bindings,
         params,
@@ -466,6 +494,7 @@ fn manifest(program: &Program, layout: &Layout, eb: &ExecutorBindings) -> Manife
             graph_loop: program.entry.until.as_ref().map(|_| art::GraphLoop {
                 max_rounds: program.entry.max_rounds,
             }),
+            schedule,
         },
     }
 }

@@ -1,8 +1,9 @@
-//! Every shipped example generates a validated megakernel, deterministically.
+//! Every shipped example generates validated kernels under both schedules, deterministically.
 
+use dyngc_codegen::Schedule;
 use std::path::Path;
 
-fn generate(path: &Path) -> dyngc_codegen::Artifact {
+fn generate(path: &Path, schedule: Schedule) -> dyngc_codegen::Artifact {
     let source = std::fs::read_to_string(path).unwrap();
     let parsed = dyngc_syntax::parse(&source);
     assert!(parsed.diagnostics.is_empty(), "{path:?}: {:#?}", parsed.diagnostics);
@@ -11,7 +12,7 @@ fn generate(path: &Path) -> dyngc_codegen::Artifact {
     let program = checked
         .program
         .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics));
-    dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
+    dyngc_codegen::generate(&program, schedule).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
 }
 
 fn examples() -> Vec<std::path::PathBuf> {
@@ -27,9 +28,12 @@ fn examples() -> Vec<std::path::PathBuf> {
 
 #[test]
 fn examples_generate_deterministically() {
-    for path in examples() {
-        let a = generate(&path);
-        let b = generate(&path);
+    for (path, schedule) in examples()
+        .into_iter()
+        .flat_map(|p| [(p.clone(), Schedule::Megakernel), (p, Schedule::Partitioned)])
+    {
+        let a = generate(&path, schedule);
+        let b = generate(&path, schedule);
         assert_eq!(a.wgsl, b.wgsl, "{path:?}: WGSL differs between two builds");
         assert_eq!(a.manifest.to_json(), b.manifest.to_json(), "{path:?}: manifest differs");
         // The written WGSL parses and validates again.
@@ -42,7 +46,11 @@ fn examples_generate_deterministically() {
         .validate(&module)
         .unwrap_or_else(|e| panic!("{path:?}: {}", e.emit_to_string(&a.wgsl)));
         if let Ok(dir) = std::env::var("DYNGC_DUMP") {
-            let name = path.file_stem().unwrap().to_str().unwrap();
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            let name = match schedule {
+                Schedule::Megakernel => stem.to_string(),
+                Schedule::Partitioned => format!("{stem}.partitioned"),
+            };
             std::fs::write(format!("{dir}/{name}.wgsl"), &a.wgsl).unwrap();
             std::fs::write(format!("{dir}/{name}.manifest.json"), a.manifest.to_json()).unwrap();
         }

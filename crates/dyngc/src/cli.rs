@@ -124,6 +124,24 @@ pub enum EmitTarget {
     Glsl,
 }
 
+/// How stages map to kernels (docs/executor.md, "Partitioned schedule").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScheduleChoice {
+    /// One persistent kernel runs every stage.
+    Megakernel,
+    /// Stages on no cycle and upstream of none become dispatches with their own workgroup size.
+    Partitioned,
+}
+
+impl From<ScheduleChoice> for dyngc_codegen::Schedule {
+    fn from(c: ScheduleChoice) -> Self {
+        match c {
+            ScheduleChoice::Megakernel => dyngc_codegen::Schedule::Megakernel,
+            ScheduleChoice::Partitioned => dyngc_codegen::Schedule::Partitioned,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct BuildArgs {
     /// The .dyn file.
@@ -135,6 +153,9 @@ pub struct BuildArgs {
     /// Also translate the module for other APIs (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TARGETS")]
     pub emit: Vec<EmitTarget>,
+    /// How stages map to kernels.
+    #[arg(long, value_enum, default_value_t = ScheduleChoice::Megakernel)]
+    pub schedule: ScheduleChoice,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -173,4 +194,7 @@ pub struct RunArgs {
     /// Give up after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600.0)]
     pub timeout: f64,
+    /// How stages map to kernels.
+    #[arg(long, value_enum, default_value_t = ScheduleChoice::Megakernel)]
+    pub schedule: ScheduleChoice,
 }

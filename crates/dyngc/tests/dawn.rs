@@ -13,7 +13,7 @@
 
 mod support;
 
-use dyngc_codegen::Artifact;
+use dyngc_codegen::{Artifact, Schedule};
 use dyngc_reference::{tree, tree_nodes, Csr, Rng};
 use std::path::PathBuf;
 use support::Case;
@@ -189,13 +189,19 @@ fn run_and_compare(artifact: &Artifact, case: &Case, setting: Setting) -> serde_
     stats
 }
 
+/// Runs `case` at both settings under each schedule that builds different kernels for it.
 fn check_example(case: Case) {
-    let artifact = support::compile(case.example);
-    run_and_compare(&artifact, &case, TINY);
-    run_and_compare(&artifact, &case, LARGE);
+    for schedule in [Schedule::Megakernel, Schedule::Partitioned] {
+        let artifact = support::compile(case.example, schedule);
+        if schedule == Schedule::Partitioned && artifact.manifest.entry_points.dispatches.is_empty() {
+            continue;
+        }
+        run_and_compare(&artifact, &case, TINY);
+        run_and_compare(&artifact, &case, LARGE);
+    }
 }
 
-/// Tint (Dawn's WGSL compiler) accepts every example's module, its bind group layouts and both
+/// Tint (Dawn's WGSL compiler) accepts every example's module under both schedules, its bind group layouts and all
 /// pipelines, with no error message. Also covers examples added later without a run test.
 #[test]
 fn every_example_compiles_under_tint() {
@@ -210,8 +216,11 @@ fn every_example_compiles_under_tint() {
     assert!(!names.is_empty());
     let dir = std::env::temp_dir().join(format!("dyngc-dawn-{}-tint", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for name in &names {
-        let artifact = support::compile(name);
+    for (name, schedule) in names
+        .iter()
+        .flat_map(|n| [(n, Schedule::Megakernel), (n, Schedule::Partitioned)])
+    {
+        let artifact = support::compile(name, schedule);
         let wgsl = dir.join(format!("{name}.wgsl"));
         let manifest = dir.join(format!("{name}.manifest.json"));
         std::fs::write(&wgsl, &artifact.wgsl).unwrap();
@@ -228,7 +237,7 @@ fn every_example_compiles_under_tint() {
         let text = out.output;
         assert!(
             out.status.success(),
-            "examples/{name}.dyn: Dawn rejects the generated WGSL ({}):\n{text}\nreproduce with:\n  {}",
+            "examples/{name}.dyn ({schedule:?}): Dawn rejects the generated WGSL ({}):\n{text}\nreproduce with:\n  {}",
             out.status,
             out.command
         );
@@ -304,7 +313,7 @@ fn kernel_errors_are_reported_under_dawn() {
         .expect("a seed whose tree grows past depth 24");
     let mut case = support::tree_case(format!("seed {seed}, depth 24"), seed, 24, max_children);
     case.params.iter_mut().find(|(n, _)| n == "max_depth").unwrap().1 = 30;
-    let artifact = support::compile("tree");
+    let artifact = support::compile("tree", Schedule::Megakernel);
     let out = launch(
         &artifact,
         &case,

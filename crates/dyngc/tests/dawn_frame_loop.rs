@@ -51,7 +51,7 @@ struct Outcome {
 /// Panics (with the output and a reproduce command) unless it exits 0.
 fn run_loop(label: &str, config: &Value) -> Outcome {
     let script = support::dawn_script("frame_loop.mjs");
-    let artifact = support::compile("tree");
+    let artifact = support::compile("tree", dyngc_codegen::Schedule::Megakernel);
     let dir = std::env::temp_dir().join(format!("dyngc-dawn-frame-loop-{}-{label}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -273,7 +273,7 @@ fn javascript_frame_loop_follows_the_load_without_awaiting() {
     );
 
     // The JavaScript policy is the documented rule: dyngc_runtime::Policy decides the same.
-    let artifact = support::compile("tree");
+    let artifact = support::compile("tree", dyngc_codegen::Schedule::Megakernel);
     let samples = replay_policy(&artifact.manifest, r).unwrap_or_else(|e| panic!("{e}\n{repro}"));
 
     eprintln!(

@@ -1,6 +1,8 @@
 //! The megakernel against the CPU references, on a real WebGPU device (SwiftShader in CI).
 //!
-//! Every shipped example runs for every combination of arena (the minimum, about four times the
+//! Every shipped example runs, under each schedule that gives it different kernels (the
+//! megakernel always; the partitioned schedule when it dispatches some stage), for every
+//! combination of arena (the minimum, about four times the
 //! minimum, 64 MiB), requested workers (1, 4, 64) and fuel (2, forcing many re-launches, and the
 //! manifest's default); every output must equal the reference exactly, `pending` must be 0 and
 //! each stage must have run the number of units the reference predicts. The smallest arena holds
@@ -13,6 +15,7 @@
 
 mod support;
 
+use dyngc_codegen::Schedule;
 use dyngc_reference::Csr;
 use dyngc_runtime::{open_gpu, Error, Executor, Gpu, KernelError, Plan, RunSetup, Stats, WaitOptions};
 use std::fmt;
@@ -29,18 +32,31 @@ static GPU: LazyLock<Gpu> = LazyLock::new(|| {
     gpu
 });
 
-/// Each example compiled and turned into pipelines once, on first use.
-static EXECUTORS: [OnceLock<Executor>; support::EXAMPLES.len()] = [const { OnceLock::new() }; support::EXAMPLES.len()];
+const SCHEDULES: [Schedule; 2] = [Schedule::Megakernel, Schedule::Partitioned];
 
-fn executor(example: &str) -> &'static Executor {
+/// Each example compiled under each schedule and turned into pipelines once, on first use.
+static EXECUTORS: [[OnceLock<Executor>; SCHEDULES.len()]; support::EXAMPLES.len()] =
+    [const { [const { OnceLock::new() }; SCHEDULES.len()] }; support::EXAMPLES.len()];
+
+fn executor(example: &str, schedule: Schedule) -> &'static Executor {
     let i = support::EXAMPLES
         .iter()
         .position(|&e| e == example)
         .expect("a shipped example");
-    EXECUTORS[i].get_or_init(|| {
-        let artifact = support::compile(example);
+    let j = SCHEDULES.iter().position(|&s| s == schedule).expect("a schedule");
+    EXECUTORS[i][j].get_or_init(|| {
+        let artifact = support::compile(example, schedule);
         Executor::new(&GPU.device, &artifact.manifest, &artifact.wgsl).unwrap_or_else(|e| panic!("{example}: {e}"))
     })
+}
+
+/// The schedules whose kernels differ for `example`: the partitioned one only when it
+/// dispatches some stage (otherwise it builds the same kernel).
+fn schedules(example: &str) -> Vec<Schedule> {
+    SCHEDULES
+        .into_iter()
+        .filter(|&s| s == Schedule::Megakernel || !executor(example, s).manifest().entry_points.dispatches.is_empty())
+        .collect()
 }
 
 /// Wall-clock limit of one run: far above what any case here needs, so a hang fails instead of
@@ -61,6 +77,7 @@ enum Arena {
 
 #[derive(Clone, Copy, Debug)]
 struct Combo {
+    schedule: Schedule,
     arena: Arena,
     arena_bytes: u64,
     workers: u32,
@@ -74,7 +91,8 @@ impl fmt::Display for Combo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "arena {:?} ({} bytes), {} workers requested, fuel {}{}{}",
+            "{:?}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}",
+            self.schedule,
             self.arena,
             self.arena_bytes,
             self.workers,
@@ -86,22 +104,25 @@ impl fmt::Display for Combo {
     }
 }
 
-/// Every arena × workers × fuel combination for this executor's manifest.
-fn combos(exec: &Executor) -> Vec<Combo> {
-    let ex = &exec.manifest().executor;
-    let min = ex.arena.min_bytes;
+/// Every schedule × arena × workers × fuel combination for `example`.
+fn combos(example: &str) -> Vec<Combo> {
     let mut out = Vec::new();
-    for (arena, arena_bytes) in [(Arena::Min, min), (Arena::Quad, 4 * min), (Arena::Large, LARGE_ARENA)] {
-        for workers in [1, 4, 64] {
-            for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
-                out.push(Combo {
-                    arena,
-                    arena_bytes,
-                    workers,
-                    fuel,
-                    tiny_fuel,
-                    ring_slots: None,
-                });
+    for schedule in schedules(example) {
+        let ex = &executor(example, schedule).manifest().executor;
+        let min = ex.arena.min_bytes;
+        for (arena, arena_bytes) in [(Arena::Min, min), (Arena::Quad, 4 * min), (Arena::Large, LARGE_ARENA)] {
+            for workers in [1, 4, 64] {
+                for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
+                    out.push(Combo {
+                        schedule,
+                        arena,
+                        arena_bytes,
+                        workers,
+                        fuel,
+                        tiny_fuel,
+                        ring_slots: None,
+                    });
+                }
             }
         }
     }
@@ -142,7 +163,7 @@ fn failed(plan: Option<Plan>, error: Error) -> Box<Failed> {
 
 /// Prepares and executes one run.
 fn run(case: &Case, combo: &Combo) -> Result<Outcome, Box<Failed>> {
-    let exec = executor(case.example);
+    let exec = executor(case.example, combo.schedule);
     let inputs = case.input_bytes();
     let setup = setup_for(case, &inputs, combo);
     let mut run = exec.prepare(&GPU.queue, &setup).map_err(|e| failed(None, e))?;
@@ -176,11 +197,10 @@ fn stat(stats: &Stats, name: &str) -> Result<u64, String> {
 /// Runs `case` under every combination and checks each run; panics at the end listing every
 /// failed combination with the plan and statistics.
 fn check_matrix(case: &Case, expect_min_arena_fallback: bool, extra: Extra<'_>) {
-    check_combos(case, &combos(executor(case.example)), expect_min_arena_fallback, extra);
+    check_combos(case, &combos(case.example), expect_min_arena_fallback, extra);
 }
 
 fn check_combos(case: &Case, combos: &[Combo], expect_min_arena_fallback: bool, extra: Extra<'_>) {
-    let exec = executor(case.example);
     let started = Instant::now();
     let mut failures = Vec::new();
     for &combo in combos {
@@ -199,6 +219,7 @@ fn check_combos(case: &Case, combos: &[Combo], expect_min_arena_fallback: bool, 
                 ));
             }
             Ok(outcome) => {
+                let exec = executor(case.example, combo.schedule);
                 let mut problems = check_outcome(exec, case, &combo, &outcome);
                 if expect_min_arena_fallback
                     && combo.arena == Arena::Min
@@ -361,8 +382,8 @@ fn expect_kernel_error(case: &Case, combo: &Combo) -> KernelError {
 }
 
 /// A few combinations for the error tests: the smallest and the largest configurations.
-fn error_combos(exec: &Executor) -> Vec<Combo> {
-    combos(exec)
+fn error_combos(example: &str) -> Vec<Combo> {
+    combos(example)
         .into_iter()
         .filter(|c| (c.arena == Arena::Min && c.workers == 1) || (c.arena == Arena::Large && c.workers == 64))
         .collect()
@@ -377,8 +398,13 @@ fn triangle_mixed_sizes() {
     let case = support::triangle_case("mixed n, 1500 elements", n);
     check_matrix(&case, true, &|combo, o| {
         // One worker with fuel 2 takes at most one batch (64 indices) of the entry range per
-        // launch: with more than 128 elements it always leaves work on its stack.
-        if combo.tiny_fuel && o.plan.workers == 1 && stat(&o.stats, "fuel_exhaustions")? == 0 {
+        // launch: with more than 128 elements it always leaves work on its stack. (Dispatched
+        // stages need no fuel: they are on no cycle.)
+        if combo.schedule == Schedule::Megakernel
+            && combo.tiny_fuel
+            && o.plan.workers == 1
+            && stat(&o.stats, "fuel_exhaustions")? == 0
+        {
             return Err("fuel 2 with one worker and 1500 elements should exhaust the fuel".into());
         }
         Ok(())
@@ -454,7 +480,7 @@ fn tree_past_declared_depth_is_a_kernel_error() {
     );
     let mut case = support::tree_case("max_depth 25", seed, 24, 3);
     case.params[1].1 = 25;
-    for combo in error_combos(executor("tree")) {
+    for combo in error_combos("tree") {
         let k = expect_kernel_error(&case, &combo);
         assert_eq!(k.name, "MAX_DEPTH", "[{combo}] {k}");
         assert_eq!(k.stage.as_deref(), Some("node"), "[{combo}] {k}");
@@ -508,7 +534,7 @@ fn bfs_source_out_of_domain_is_a_kernel_error() {
         // The reference needs a source inside the graph; the kernel gets the bad one.
         let mut case = support::bfs_case(format!("source {source} of 200 vertices"), &g, 0);
         case.params[0].1 = source;
-        for combo in error_combos(executor("bfs")) {
+        for combo in error_combos("bfs") {
             let k = expect_kernel_error(&case, &combo);
             assert_eq!(k.name, "KEY_DOMAIN", "source {source} [{combo}] {k}");
             assert_eq!(k.stage.as_deref(), Some("visit"), "source {source} [{combo}] {k}");
@@ -592,19 +618,22 @@ fn exactly_once_on_engine_chosen_layouts() {
         support::pagerank_case("random, 300 vertices", &Csr::random(300, 1200, 10), 1 << 12, 100),
     ];
     for case in &cases {
-        let ex = &executor(case.example).manifest().executor;
         let mut combos = Vec::new();
-        for ring in [ex.arena.min_ring_slots, 2 * ex.arena.min_ring_slots] {
-            for workers in [2, 8, 64] {
-                for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
-                    combos.push(Combo {
-                        arena: Arena::Large,
-                        arena_bytes: LARGE_ARENA,
-                        workers,
-                        fuel,
-                        tiny_fuel,
-                        ring_slots: Some(ring),
-                    });
+        for schedule in schedules(case.example) {
+            let ex = &executor(case.example, schedule).manifest().executor;
+            for ring in [ex.arena.min_ring_slots, 2 * ex.arena.min_ring_slots] {
+                for workers in [2, 8, 64] {
+                    for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
+                        combos.push(Combo {
+                            schedule,
+                            arena: Arena::Large,
+                            arena_bytes: LARGE_ARENA,
+                            workers,
+                            fuel,
+                            tiny_fuel,
+                            ring_slots: Some(ring),
+                        });
+                    }
                 }
             }
         }
@@ -615,9 +644,8 @@ fn exactly_once_on_engine_chosen_layouts() {
 /// Sanity of the sizing assumptions the matrix relies on.
 #[test]
 fn arenas_are_what_the_matrix_assumes() {
-    for example in support::EXAMPLES {
-        let exec = executor(example);
-        let m = exec.manifest();
+    for (example, schedule) in support::EXAMPLES.iter().flat_map(|&e| SCHEDULES.map(|s| (e, s))) {
+        let m = executor(example, schedule).manifest();
         let min = m.executor.arena.min_bytes;
         assert_eq!(m.max_workers(min), 1, "{example}: the minimum arena holds one worker");
         assert!(

@@ -170,7 +170,12 @@ fn front_end(src: &str) -> bool {
         );
     }
     match &checked.program {
-        Some(p) => dyngc_codegen::generate(p).is_err(),
+        Some(p) => [
+            dyngc_codegen::Schedule::Megakernel,
+            dyngc_codegen::Schedule::Partitioned,
+        ]
+        .into_iter()
+        .any(|schedule| dyngc_codegen::generate(p, schedule).is_err()),
         None => true,
     }
 }

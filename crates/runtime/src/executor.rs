@@ -23,6 +23,8 @@ pub struct Executor {
     layouts: Vec<Option<wgpu::BindGroupLayout>>,
     init: wgpu::ComputePipeline,
     main: wgpu::ComputePipeline,
+    /// The partitioned schedule's kernels, in `entry_points.dispatches` order.
+    dispatches: Vec<wgpu::ComputePipeline>,
     lost: Arc<Mutex<Option<String>>>,
     /// Blocking waits on the device so far ([`Executor::blocking_waits`]).
     waits: AtomicU64,
@@ -171,6 +173,12 @@ impl Executor {
         };
         let init = pipeline(&manifest.entry_points.init);
         let main = pipeline(&manifest.entry_points.main);
+        let dispatches = manifest
+            .entry_points
+            .dispatches
+            .iter()
+            .map(|d| pipeline(&d.entry_point))
+            .collect();
         scopes.finish("creating the pipelines")?;
         if let Some(why) = lost.lock().ok().and_then(|l| l.clone()) {
             return Err(Error::DeviceLost(why));
@@ -181,6 +189,7 @@ impl Executor {
             layouts,
             init,
             main,
+            dispatches,
             lost,
             waits: AtomicU64::new(0),
         })
@@ -250,7 +259,8 @@ impl Executor {
         }
         let indirect = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("dyngc indirect args"),
-            size: 3 * WORD,
+            // `main`'s arguments, then each dispatch's.
+            size: 3 * WORD * (1 + self.dispatches.len() as u64),
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -461,19 +471,39 @@ impl Run<'_> {
         self.record_continue(encoder);
     }
 
-    /// Records `chain_length` launches of `main`, each preceded by a copy of the three indirect
-    /// argument words from the control block into the indirect buffer.
+    /// Records `chain_length` launches of `main`, each followed by the partitioned schedule's
+    /// dispatches in order (`entry_points.dispatches`); each kernel is preceded by a copy of its
+    /// three indirect argument words from the control block into the indirect buffer.
     pub fn record_continue(&self, encoder: &mut wgpu::CommandEncoder) {
-        let args = self.exec.manifest.executor.control.indirect_args as u64 * WORD;
+        let manifest = &self.exec.manifest;
+        let kernels: Vec<(&wgpu::ComputePipeline, u32)> =
+            std::iter::once((&self.exec.main, manifest.executor.control.indirect_args))
+                .chain(
+                    self.exec
+                        .dispatches
+                        .iter()
+                        .zip(&manifest.entry_points.dispatches)
+                        .map(|(p, d)| (p, d.indirect_args)),
+                )
+                .collect();
         for _ in 0..self.plan.chain_length {
-            encoder.copy_buffer_to_buffer(&self.buffers[self.control], args, &self.indirect, 0, 3 * WORD);
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("dyngc main"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&self.exec.main);
-            self.set_bind_groups(&mut pass);
-            pass.dispatch_workgroups_indirect(&self.indirect, 0);
+            for (i, (pipeline, args)) in kernels.iter().enumerate() {
+                let at = 3 * WORD * i as u64;
+                encoder.copy_buffer_to_buffer(
+                    &self.buffers[self.control],
+                    *args as u64 * WORD,
+                    &self.indirect,
+                    at,
+                    3 * WORD,
+                );
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("dyngc kernel"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(pipeline);
+                self.set_bind_groups(&mut pass);
+                pass.dispatch_workgroups_indirect(&self.indirect, at);
+            }
         }
     }
 

@@ -562,6 +562,13 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
         in_control(&format!("stat `{}`", s.name), s.word, 1)?;
     }
     in_control("units_per_stage", c.units_per_stage, m.stages.len() as u64)?;
+    for d in &m.entry_points.dispatches {
+        in_control(
+            &format!("dispatch `{}` indirect_args", d.entry_point),
+            d.indirect_args,
+            3,
+        )?;
+    }
     let a = &ex.arena;
     if a.bytes_per_worker == 0 || a.bytes_per_slot == 0 {
         return bad("arena bytes_per_worker and bytes_per_slot must be positive".into());
@@ -627,6 +634,7 @@ pub(crate) mod tests {
             entry_points: EntryPoints {
                 init: "dyn_init".into(),
                 main: "dyn_main".into(),
+                dispatches: Vec::new(),
             },
             bindings: vec![
                 binding("row_ptr", 0, 0, Role::Input, Access::Read, 4),
@@ -731,6 +739,7 @@ pub(crate) mod tests {
                 }],
                 max_spawn_depth: 30,
                 graph_loop: None,
+                schedule: Default::default(),
             },
         }
     }

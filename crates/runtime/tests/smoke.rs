@@ -88,6 +88,7 @@ fn manifest() -> Manifest {
         entry_points: EntryPoints {
             init: "init".into(),
             main: "main".into(),
+            dispatches: Vec::new(),
         },
         bindings: vec![
             binding("x", 0, 0, Role::Input, Access::Read),
@@ -149,6 +150,7 @@ fn manifest() -> Manifest {
             }],
             max_spawn_depth: 1,
             graph_loop: None,
+            schedule: Default::default(),
         },
     }
 }

@@ -78,7 +78,7 @@ pub fn example_path(name: &str) -> PathBuf {
 }
 
 /// Parses, checks and generates `examples/<name>.dyn`; panics with the diagnostics on failure.
-pub fn compile(name: &str) -> dyngc_codegen::Artifact {
+pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> dyngc_codegen::Artifact {
     let path = example_path(name);
     let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let parsed = dyngc_syntax::parse(&source);
@@ -92,7 +92,7 @@ pub fn compile(name: &str) -> dyngc_codegen::Artifact {
     let program = checked
         .program
         .unwrap_or_else(|| panic!("{}: {:#?}", path.display(), checked.diagnostics));
-    dyngc_codegen::generate(&program).unwrap_or_else(|d| panic!("{}: {d:#?}", path.display()))
+    dyngc_codegen::generate(&program, schedule).unwrap_or_else(|d| panic!("{}: {d:#?}", path.display()))
 }
 
 /// Little-endian bytes of `u32` words, as inputs are uploaded.

@@ -1,0 +1,102 @@
+// dyngc partitioned schedule: the queues of dispatched stages, appended after executor.wgsl when
+// a program has any (docs/executor.md, "Partitioned schedule"). A dispatched stage is on no
+// cycle and upstream of none, so its kernel runs after every producer of its queue in the chain
+// (dispatches are recorded in topological order) and a producer that finds the queue full can
+// run the target's indices itself by a plain call: WGSL forbids recursion, not call chains.
+//
+// Queue q's control block, DYN_QUEUE_WORDS words from DYN_C_QUEUES + q * DYN_QUEUE_WORDS:
+const DYN_Q_ARGS: u32 = 0u;    // x, y, z: the indirect arguments of the queue's next dispatch
+const DYN_Q_FRAMES: u32 = 3u;  // frames taken (never above the ring's slot count at rest)
+const DYN_Q_CURSOR: u32 = 4u;  // the frame being drained
+const DYN_Q_CHUNKS: u32 = 5u;  // chunks queued since the last dispatch: its workgroup count
+const DYN_Q_LEFT: u32 = 6u;    // workgroups of the running dispatch that have finished
+const DYN_QUEUE_FULL: u32 = 0xFFFFFFFFu;
+
+// [frame, first index, count] of the chunk a dispatch's workgroup runs next; count 0: drained.
+var<workgroup> dyn_q_take: array<u32, 3>;
+var<workgroup> dyn_q_units: atomic<u32>;
+
+fn dyn_queue_word(q: u32, w: u32) -> u32 {
+    return DYN_C_QUEUES + q * DYN_QUEUE_WORDS + w;
+}
+
+// Queue q's frame i: queues follow the ring's frames, as many frames each as the ring has slots.
+fn dyn_queue_frame(q: u32, i: u32) -> u32 {
+    return dyn_ring_frame(0u) + ((1u + q) * dyn_params.dyn_ring_slots + i) * DYN_FRAME_WORDS;
+}
+
+// Every queue's y and z, once per run (the control block starts cleared).
+fn dyn_queues_init() {
+    for (var q = 0u; q < DYN_QUEUES; q++) {
+        atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS + 1u)], 1u);
+        atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS + 2u)], 1u);
+    }
+}
+
+// Any lane of any kernel: a frame of queue q for indices 0..n of `stage`, whose kernel takes
+// `chunk` indices at a time. Returns the frame's first payload word, or DYN_QUEUE_FULL: then
+// the caller runs the indices itself.
+fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
+    let i = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 1u);
+    if (i >= dyn_params.dyn_ring_slots) {
+        // Give the count back, so the queue reads full only while it is: the counter then never
+        // drops below the slot count while any pusher is past it, and no slot is handed out twice.
+        atomicSub(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 1u);
+        atomicAdd(&dyn_control[DYN_C_FALLBACKS], 1u);
+        return DYN_QUEUE_FULL;
+    }
+    let f = dyn_queue_frame(q, i);
+    atomicStore(&dyn_arena[f], stage);
+    atomicStore(&dyn_arena[f + 1u], 0u);
+    atomicStore(&dyn_arena[f + 2u], n);
+    atomicStore(&dyn_arena[f + 3u], 0u);
+    let chunks = n / chunk + select(0u, 1u, n % chunk != 0u);
+    let queued = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], chunks) + chunks;
+    atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], min(queued, DYN_MAX_DISPATCH_GROUPS));
+    atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], i + 1u);
+    return f + DYN_FRAME_HEADER;
+}
+
+// Lane 0 of a dispatch: claims the next `chunk` indices of queue q into dyn_q_take, frames in
+// order, each frame's `lo` shared by compare-and-swap. No producer of q runs meanwhile, so the
+// frame count is fixed; every turn of the loop either claims, or sees another workgroup advance.
+fn dyn_queue_take(q: u32, chunk: u32) {
+    let frames = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)]);
+    loop {
+        let c = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)]);
+        if (c >= frames) {
+            dyn_q_take = array<u32, 3>(0u, 0u, 0u);
+            return;
+        }
+        let f = dyn_queue_frame(q, c);
+        let lo = atomicLoad(&dyn_arena[f + 1u]);
+        let hi = atomicLoad(&dyn_arena[f + 2u]);
+        if (lo >= hi) {
+            atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], c + 1u);
+            continue;
+        }
+        let n = min(chunk, hi - lo);
+        if (atomicCompareExchangeWeak(&dyn_arena[f + 1u], lo, lo + n).exchanged) {
+            dyn_q_take = array<u32, 3>(f, lo, n);
+            return;
+        }
+    }
+}
+
+// Every lane of a dispatch, once drained: adds the workgroup's units to the stage's count; the
+// last workgroup to finish empties the queue for the producers of the next chain. (Its
+// indirect arguments were copied before the dispatch began, so it may zero them.)
+fn dyn_queue_leave(q: u32, stage: u32, lid: u32, units: u32, groups: u32) {
+    atomicAdd(&dyn_q_units, units);
+    workgroupBarrier();
+    if (lid == 0u) {
+        atomicAdd(&dyn_control[DYN_C_UNITS + stage], atomicLoad(&dyn_q_units));
+        if (atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 1u) + 1u == groups) {
+            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 0u);
+            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], 0u);
+            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], 0u);
+            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 0u);
+            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], 0u);
+        }
+    }
+}
