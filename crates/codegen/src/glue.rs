@@ -3,6 +3,7 @@
 
 use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, Ty};
 use dyngc_syntax::ast::ResourceKind;
+use crate::layout::Layout;
 use std::fmt::Write;
 
 /// A size expression as a WGSL `u32` expression.
@@ -119,8 +120,11 @@ pub fn site_fn(program: &Program, k: usize) -> String {
     out
 }
 
+const EXECUTE_DEFAULT: &str =
+    "        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n";
+
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
-pub fn executor_glue(program: &Program) -> String {
+pub fn executor_glue(program: &Program, layout: &Layout) -> String {
     let mut out = String::new();
     out.push_str("fn dyn_load_params() {\n");
     for p in &program.params {
@@ -154,24 +158,59 @@ pub fn executor_glue(program: &Program) -> String {
     }
     out.push_str("\n\n");
 
+    // Two switches: Tint rejects a call of a function with a barrier (a wide body) from
+    // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
+    let payload = |ty: &Ty| unpack(program, ty, &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i), &mut 0);
     out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
-    for (id, stage) in program.stages.iter().enumerate() {
-        let payload = match &stage.payload {
-            Some((_, ty)) => unpack(
-                program,
-                ty,
-                &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
-                &mut 0,
-            ),
-            None => "0u".to_string(),
-        };
+    for (id, stage) in program.stages.iter().enumerate().filter(|(_, s)| s.width == 1) {
+        let p = stage.payload.as_ref().map_or("0u".to_string(), |(_, ty)| payload(ty));
         let _ = writeln!(
             out,
-            "        case {id}u: {{\n            dyn_stage_{}({payload}, index);\n        }}",
+            "        case {id}u: {{\n            dyn_stage_{}({p}, index);\n        }}",
             stage.name
         );
     }
-    out.push_str("        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n");
+    out.push_str(EXECUTE_DEFAULT);
+    // Wide units: every lane calls this from uniform control flow; the lanes of a group without
+    // a unit run the body too (they must reach its barriers) with index 0 and a zero payload.
+    out.push_str("fn dyn_execute_wide(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
+    for (id, stage) in program.stages.iter().enumerate().filter(|(_, s)| s.width > 1) {
+        let p = match &stage.payload {
+            Some((_, ty)) => {
+                let _ = writeln!(
+                    out,
+                    "        case {id}u: {{\n            var p = {}();\n            if (dyn_lane_active) {{\n                p = {};\n            }}",
+                    ty.wgsl(&program.structs),
+                    payload(ty)
+                );
+                "p"
+            }
+            None => {
+                let _ = writeln!(out, "        case {id}u: {{");
+                "0u"
+            }
+        };
+        let _ = writeln!(out, "            dyn_stage_{}({p}, index);\n        }}", stage.name);
+    }
+    out.push_str(EXECUTE_DEFAULT);
+    let per_stage = |name: &str, value: &dyn Fn(usize) -> u32, default: u32| {
+        let mut f = format!("fn {name}(stage: u32) -> u32 {{\n    switch stage {{\n");
+        for id in 0..program.stages.len() {
+            let v = value(id);
+            if v != default {
+                let _ = writeln!(f, "        case {id}u: {{\n            return {v}u;\n        }}");
+            }
+        }
+        let _ = write!(f, "        default: {{\n            return {default}u;\n        }}\n    }}\n}}\n\n");
+        f
+    };
+    out.push_str(&per_stage("dyn_width", &|id| program.stages[id].width, 1));
+    // Units of a wide stage in one batch (0 for a one-lane stage).
+    out.push_str(&per_stage(
+        "dyn_wide_groups",
+        &|id| if program.stages[id].width > 1 { layout.units[id] } else { 0 },
+        0,
+    ));
 
     // Keyed marks: stages in id order, each ceil(domain / 32) words.
     let keyed: Vec<(usize, String)> = program
