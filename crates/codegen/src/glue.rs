@@ -1,9 +1,9 @@
 //! The per-graph WGSL the executor calls: parameter loading, entry seeding, the stage switch,
 //! payload packing, keyed-mark addressing and one function per spawn site.
 
+use crate::layout::Layout;
 use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, Ty};
 use dyngc_syntax::ast::ResourceKind;
-use crate::layout::Layout;
 use std::fmt::Write;
 
 /// A size expression as a WGSL `u32` expression.
@@ -160,7 +160,14 @@ pub fn executor_glue(program: &Program, layout: &Layout) -> String {
 
     // Two switches: Tint rejects a call of a function with a barrier (a wide body) from
     // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
-    let payload = |ty: &Ty| unpack(program, ty, &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i), &mut 0);
+    let payload = |ty: &Ty| {
+        unpack(
+            program,
+            ty,
+            &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
+            &mut 0,
+        )
+    };
     out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
     for (id, stage) in program.stages.iter().enumerate().filter(|(_, s)| s.width == 1) {
         let p = stage.payload.as_ref().map_or("0u".to_string(), |(_, ty)| payload(ty));
@@ -201,14 +208,23 @@ pub fn executor_glue(program: &Program, layout: &Layout) -> String {
                 let _ = writeln!(f, "        case {id}u: {{\n            return {v}u;\n        }}");
             }
         }
-        let _ = write!(f, "        default: {{\n            return {default}u;\n        }}\n    }}\n}}\n\n");
+        let _ = write!(
+            f,
+            "        default: {{\n            return {default}u;\n        }}\n    }}\n}}\n\n"
+        );
         f
     };
     out.push_str(&per_stage("dyn_width", &|id| program.stages[id].width, 1));
     // Units of a wide stage in one batch (0 for a one-lane stage).
     out.push_str(&per_stage(
         "dyn_wide_groups",
-        &|id| if program.stages[id].width > 1 { layout.units[id] } else { 0 },
+        &|id| {
+            if program.stages[id].width > 1 {
+                layout.units[id]
+            } else {
+                0
+            }
+        },
         0,
     ));
 

@@ -104,7 +104,11 @@ impl WorkgroupMemory {
             if var.space != naga::AddressSpace::WorkGroup {
                 continue;
             }
-            let bytes = if known { layouter[var.ty].size.next_multiple_of(16) } else { 0 };
+            let bytes = if known {
+                layouter[var.ty].size.next_multiple_of(16)
+            } else {
+                0
+            };
             memory.total = memory.total.saturating_add(bytes);
             let name = var.name.clone().unwrap_or_else(|| format!("{handle:?}"));
             if !name.starts_with("dyn_") {
@@ -121,10 +125,11 @@ fn workgroup_memory(program: &Program, memory: &WorkgroupMemory) -> Diagnostic {
     let scheduler = memory.total - memory.staging - user;
     let limit = layout::WORKGROUP_MEMORY;
     let biggest = memory.user.iter().max_by_key(|(_, b)| *b);
-    let (span, label) = match biggest.and_then(|(n, b)| program.workgroup_vars.iter().find(|(v, _)| v == n).map(|(_, s)| (s, b))) {
-        Some((span, bytes)) => (span.clone(), format!("{bytes} bytes")),
-        None => (program.entry.span.clone(), "in this program".to_string()),
-    };
+    let (span, label) =
+        match biggest.and_then(|(n, b)| program.workgroup_vars.iter().find(|(v, _)| v == n).map(|(_, s)| (s, b))) {
+            Some((span, bytes)) => (span.clone(), format!("{bytes} bytes")),
+            None => (program.entry.span.clone(), "in this program".to_string()),
+        };
     Diagnostic::error(
         codes::DYN0502,
         format!("workgroup memory over the {limit} bytes WebGPU guarantees"),
