@@ -206,7 +206,8 @@ impl<'a> Checker<'a> {
             let mut indices = Vec::new();
             let mut spawns: u64 = 0;
             let mut becomes = false;
-            let wide = sigs[from].width.is_some();
+            // A malformed `@width` (already reported) still marks the body as meant to be wide.
+            let wide = st.attrs.iter().any(|a| a.name.name == "width");
             for site in &sites {
                 becomes |= site.is_become;
                 if let (Some((n, at)), true) = (&sigs[from].width, site.is_become) {
