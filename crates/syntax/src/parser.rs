@@ -1694,12 +1694,22 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
             Err(c.expected(&[Exp::L("item")], sp.start))
         }
     });
-    let workgroup = just(Tok::Ident).try_map(move |_, sp: Sp| {
+    let workgroup = any().try_map(move |_, sp: Sp| {
         if c.text(sp.start) == "workgroup" {
-            Ok(())
-        } else {
-            Err(c.expected(&[Exp::L("`workgroup`")], sp.start))
+            return Ok(());
         }
+        Err(c.custom(
+            c.error(
+                codes::DYN0001,
+                format!("module-scope `var<{}>` is not part of .dyn", c.text(sp.start)),
+                c.span(sp),
+                "only `workgroup` is allowed here",
+            )
+            .with_note(
+                "the only module-scope variables of .dyn are `var<workgroup> name: T;`: declare storage with \
+                 `input`, `output` or `buffer`, run-time values with `param`, and constants with `const`",
+            ),
+        ))
     });
     let var_ = var_kw
         .ignore_then(just(Tok::Lt))
@@ -1891,7 +1901,6 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
             d = d.with_hint("a graph-level loop is written `entry loop stage(count) until { ... }`");
         } else if (expects("item") && t == Tok::Ident && matches!(c.text(i), "var" | "let" | "override"))
             || (i > 0 && c.text(i - 1) == "var" && expects("`<`"))
-            || (i > 1 && c.text(i - 2) == "var" && expects("`workgroup`"))
         {
             d = d.with_note(
                 "the only module-scope variables of .dyn are `var<workgroup> name: T;`: declare storage with \
