@@ -5,7 +5,11 @@
 // declarations and stage functions, and these generated functions:
 //   dyn_load_params()                         fill the parameters' private variables
 //   dyn_entry_stage() -> u32, dyn_entry_count() -> u32
-//   dyn_execute(stage: u32, index: u32, frame: u32)   run one unit whose frame is at `frame`
+//   dyn_execute(stage: u32, index: u32, frame: u32)   run one unit of a one-lane stage whose
+//                                             frame is at `frame`
+//   dyn_execute_wide(stage: u32, index: u32, frame: u32)   the same for a lane of a wide unit
+//   dyn_width(stage: u32) -> u32              lanes per unit (1, or N of `@width(N)`)
+//   dyn_wide_groups(stage: u32) -> u32        units of a wide stage per batch (0: one-lane)
 //   dyn_is_keyed(stage: u32) -> bool, dyn_is_leaf(stage: u32) -> bool (spawns nothing)
 //   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
@@ -26,6 +30,9 @@ const DYN_CMD_POP: u32 = 3u;   // [_, first, count]: run `count` single frames f
 const DYN_CMD_RANGE: u32 = 4u; // [_, frame, count, lo]: run indices lo..lo+count of stack[frame]
 const DYN_CMD_PACK: u32 = 6u;  // [_, frames, count, first]: run whole small ranges from stack[first] up
 const DYN_CMD_ROUND: u32 = 5u; // this worker ended the round: evaluate `until`, seed the next
+// A batch of one wide stage: DYN_CMD_WIDE + (stage << 1) + is_range, so that `stage` arrives
+// through the uniform broadcast. A range: [_, frame, count, lo]; singles: [_, first, count, _].
+const DYN_CMD_WIDE: u32 = 8u;
 
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
 var<workgroup> dyn_wg_post: array<u32, 4>;
@@ -41,6 +48,8 @@ var<workgroup> dyn_wg_scan: array<u32, 2>;
 var<workgroup> dyn_wg_scan_run: atomic<u32>;
 // Index counts (hi - lo) of the frames from the stack top down, up to a batch (dyn_prescan).
 var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
+// ... and their stages.
+var<workgroup> dyn_wg_stages: array<u32, DYN_BATCH>;
 // A packed batch (DYN_CMD_PACK): ranges j = 0.. start at lane dyn_wg_pack[j] and end where the
 // next starts; range j is stack frame `first + j` (cmd[3]).
 var<workgroup> dyn_wg_pack: array<u32, DYN_BATCH + 1>;
@@ -217,8 +226,8 @@ fn dyn_sweep(me: u32) -> u32 {
 
 // Every lane, before lane 0 plans: the loads the plan needs, one per lane instead of a row of
 // them in lane 0. With an empty stack: how many frames after the ring head are published. Else:
-// how many frames from the stack top down are single (no range), up to a batch, and the index
-// count of each.
+// how many frames from the stack top down are single (no range) frames of one-lane stages, up to
+// a batch, and the index count and stage of each.
 fn dyn_prescan(me: u32, lid: u32) {
     let top = workgroupUniformLoad(&dyn_wg_top);
     if (top == 0u) {
@@ -237,24 +246,26 @@ fn dyn_prescan(me: u32, lid: u32) {
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
         let size = atomicLoad(&dyn_arena[g + 2u]) - atomicLoad(&dyn_arena[g + 1u]);
+        let stage = atomicLoad(&dyn_arena[g]) & 0xFFFFu;
         dyn_wg_sizes[lid] = size;
-        if (size > 1u) {
+        dyn_wg_stages[lid] = stage;
+        if (size > 1u || dyn_width(stage) > 1u) {
             atomicMin(&dyn_wg_scan_run, lid);
         }
     }
     workgroupBarrier();
 }
 
-// Lane 0 only, when the top frame is a range of fewer than DYN_BATCH indices: takes it and the
-// ranges below it, whole, while they fit in one batch together (sizes from dyn_prescan). False,
-// taking nothing, when no second range fits.
+// Lane 0 only, when the top frame is a range of fewer than DYN_BATCH indices of a one-lane stage:
+// takes it and the ranges of one-lane stages below it, whole, while they fit in one batch
+// together (sizes from dyn_prescan). False, taking nothing, when no second range fits.
 fn dyn_pack_ranges() -> bool {
     let n = min(dyn_wg_top, DYN_BATCH);
     var count = 0u;
     var frames = 0u;
     for (; frames < n; frames++) {
         let size = dyn_wg_sizes[frames];
-        if (size <= 1u || count + size > DYN_BATCH) {
+        if (size <= 1u || count + size > DYN_BATCH || dyn_width(dyn_wg_stages[frames]) > 1u) {
             break;
         }
         count += size;
@@ -335,18 +346,25 @@ fn dyn_plan(me: u32) {
     let f = dyn_stack_frame(me, top);
     let lo = atomicLoad(&dyn_arena[f + 1u]);
     var hi = atomicLoad(&dyn_arena[f + 2u]);
+    let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+    // Units of a wide stage per batch; its batches hold that one stage only.
+    let groups = dyn_wide_groups(stage);
     if (hi - lo > 1u) {
         // A fan-out range: lend its upper half to idle workers when the ring has room (lazy
         // binary splitting), then run the next chunk of the lower half.
-        // A stage that spawns nothing needs no staging, so each lane may run several indices.
         var chunk = DYN_BATCH;
-        if (dyn_is_leaf(atomicLoad(&dyn_arena[f]) & 0xFFFFu)) {
-            chunk = DYN_BATCH * DYN_LEAF_UNROLL;
-        }
-        // Small ranges (a tree's few children each) would leave most lanes idle one range at a
-        // time: run as many whole ones from the top as fill a batch together.
-        if (hi - lo < DYN_BATCH && dyn_pack_ranges()) {
-            return;
+        if (groups > 0u) {
+            chunk = groups;
+        } else {
+            // A stage that spawns nothing needs no staging, so each lane may run several indices.
+            if (dyn_is_leaf(stage)) {
+                chunk = DYN_BATCH * DYN_LEAF_UNROLL;
+            }
+            // Small ranges (a tree's few children each) would leave most lanes idle one range at
+            // a time: run as many whole ones from the top as fill a batch together.
+            if (hi - lo < DYN_BATCH && dyn_pack_ranges()) {
+                return;
+            }
         }
         var room = 0u;
         if (hi - lo > 2u * chunk) {
@@ -372,11 +390,27 @@ fn dyn_plan(me: u32) {
             dyn_wg_top = top;
             dyn_wg_exhausted = 1u;
         }
-        dyn_wg_cmd = array<u32, 4>(DYN_CMD_RANGE, top, count, lo);
+        var op = DYN_CMD_RANGE;
+        if (groups > 0u) {
+            op = DYN_CMD_WIDE + (stage << 1u) + 1u;
+        }
+        dyn_wg_cmd = array<u32, 4>(op, top, count, lo);
         return;
     }
-    // Single frames: take up to a batch of them from the top, stopping at a range frame (the
-    // lanes counted them in dyn_prescan; the top one is single, so there is at least one).
+    if (groups > 0u) {
+        // Single frames of the wide stage: the run of them from the top, up to its groups.
+        let n = min(min(dyn_wg_top, DYN_BATCH), groups);
+        var count = 1u;
+        while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
+            count++;
+        }
+        dyn_wg_top -= count;
+        dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u), dyn_wg_top, count, 0u);
+        return;
+    }
+    // Single frames: take up to a batch of them from the top, stopping at a range frame or a
+    // wide stage's frame (the lanes counted them in dyn_prescan; the top one is single and
+    // one-lane, so there is at least one).
     let count = max(atomicLoad(&dyn_wg_scan_run), 1u);
     let first = dyn_wg_top - count;
     dyn_wg_top = first;
@@ -496,6 +530,46 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     atomicAdd(&dyn_wg_finished, 1u);
 }
 
+// Every lane, from uniform control flow: a batch of units of one wide stage, each run by a group
+// of dyn_width(stage) lanes. `stage` comes from the broadcast command, so the generated switch
+// in dyn_execute_wide, and the barriers in the body, are reached by the whole workgroup. The
+// lanes of groups without a unit run the body too, inactive (their spawns are dropped).
+fn dyn_run_wide(me: u32, lid: u32, cmd: array<u32, 4>) {
+    let stage = (cmd[0] - DYN_CMD_WIDE) >> 1u;
+    let is_range = ((cmd[0] - DYN_CMD_WIDE) & 1u) != 0u;
+    let width = dyn_width(stage);
+    let group = lid / width;
+    dyn_lane_index = lid % width;
+    dyn_group_index = group;
+    dyn_lane_active = group < cmd[2];
+    var f = dyn_stack_frame(me, cmd[1]);
+    var index = 0u;
+    if (dyn_lane_active) {
+        if (is_range) {
+            index = cmd[3] + group;
+        } else {
+            f = dyn_stack_frame(me, cmd[1] + group);
+            index = atomicLoad(&dyn_arena[f + 1u]);
+        }
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+    }
+    dyn_cur_stage = stage;
+    if (DYN_LOOP) {
+        dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
+    }
+    dyn_execute_wide(stage, index, f);
+    // One unit per group: its lane 0 counts it (and its popped frame).
+    if (dyn_lane_active && dyn_lane_index == 0u) {
+        atomicAdd(&dyn_wg_units[stage], 1u);
+        if (!is_range) {
+            atomicAdd(&dyn_wg_finished, 1u);
+        }
+    }
+    dyn_lane_index = 0u;
+    dyn_group_index = 0u;
+    dyn_lane_active = true;
+}
+
 // Site helpers, called by the generated dyn_site_k functions from inside stage bodies.
 // Each returns the staging word offset where the caller writes the payload.
 fn dyn_stage_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
@@ -508,6 +582,9 @@ fn dyn_stage_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
 }
 
 fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
+    if (!dyn_lane_active) {
+        return DYN_SCRATCH;
+    }
     let j = atomicAdd(&dyn_wg_n_child, 1u);
     if (j >= DYN_CHILD_CAP) {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CHILD_CAP);
@@ -528,6 +605,9 @@ fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
 // Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry
 // is staged as a hint (a full staging area or ring leaves the mark for the sweep).
 fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
+    if (!dyn_lane_active) {
+        return;
+    }
     if (key >= domain) {
         dyn_fail(DYN_ERR_KEY_DOMAIN, stage, key, domain);
         return;
@@ -678,8 +758,12 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
             if (give_back) {
                 atomicStore(&dyn_control[DYN_C_PENDING], 0u);
             }
-        } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE || cmd[0] == DYN_CMD_PACK) {
-            dyn_run_lane(me, lid, cmd);
+        } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE || cmd[0] == DYN_CMD_PACK || cmd[0] >= DYN_CMD_WIDE) {
+            if (cmd[0] >= DYN_CMD_WIDE) {
+                dyn_run_wide(me, lid, cmd);
+            } else {
+                dyn_run_lane(me, lid, cmd);
+            }
             workgroupBarrier();
             storageBarrier();
             dyn_publish(me, lid);

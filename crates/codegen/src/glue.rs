@@ -1,6 +1,7 @@
 //! The per-graph WGSL the executor calls: parameter loading, entry seeding, the stage switch,
 //! payload packing, keyed-mark addressing and one function per spawn site.
 
+use crate::layout::Layout;
 use crate::schedule::{Dispatch, Partition};
 use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, StageId, Ty};
 use dyngc_syntax::ast::ResourceKind;
@@ -167,18 +168,23 @@ fn queue_site(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut
     out.push_str("}\n");
 }
 
+/// A payload of type `ty` read from the frame that starts at word `f` of the arena.
+fn frame_payload(program: &Program, ty: &Ty) -> String {
+    unpack(
+        program,
+        ty,
+        &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
+        &mut 0,
+    )
+}
+
 /// The call running unit `index` of `stage` whose frame starts at word `f` of the arena.
 fn call_stage(program: &Program, stage: StageId) -> String {
     let s = &program.stages[stage];
-    let payload = match &s.payload {
-        Some((_, ty)) => unpack(
-            program,
-            ty,
-            &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
-            &mut 0,
-        ),
-        None => "0u".to_string(),
-    };
+    let payload = s
+        .payload
+        .as_ref()
+        .map_or("0u".to_string(), |(_, ty)| frame_payload(program, ty));
     format!("dyn_stage_{}({payload}, index)", s.name)
 }
 
@@ -224,8 +230,11 @@ pub fn dispatch_entry_point(program: &Program, d: &Dispatch) -> String {
     format!("dyn_dispatch_{}", program.stages[d.stage].name)
 }
 
+const EXECUTE_DEFAULT: &str =
+    "        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n";
+
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
-pub fn executor_glue(program: &Program, partition: &Partition) -> String {
+pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) -> String {
     let mut out = String::new();
     out.push_str("fn dyn_load_params() {\n");
     for p in &program.params {
@@ -277,15 +286,67 @@ pub fn executor_glue(program: &Program, partition: &Partition) -> String {
         None => out.push_str("    return false;\n}\n\n"),
     }
 
+    // Two switches: Tint rejects a call of a function with a barrier (a wide body) from
+    // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
+    // Dispatched stages run in their own kernels only.
     out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
-    for id in (0..program.stages.len()).filter(|&s| partition.queue(s).is_none()) {
+    for id in (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none()) {
         let _ = writeln!(
             out,
             "        case {id}u: {{\n            {};\n        }}",
             call_stage(program, id)
         );
     }
-    out.push_str("        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n");
+    out.push_str(EXECUTE_DEFAULT);
+    // Wide units: every lane calls this from uniform control flow; the lanes of a group without
+    // a unit run the body too (they must reach its barriers) with index 0 and a zero payload.
+    out.push_str("fn dyn_execute_wide(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
+    for (id, stage) in program.stages.iter().enumerate().filter(|(_, s)| s.width > 1) {
+        let p = match &stage.payload {
+            Some((_, ty)) => {
+                let _ = writeln!(
+                    out,
+                    "        case {id}u: {{\n            var p = {}();\n            if (dyn_lane_active) {{\n                p = {};\n            }}",
+                    ty.wgsl(&program.structs),
+                    frame_payload(program, ty)
+                );
+                "p"
+            }
+            None => {
+                let _ = writeln!(out, "        case {id}u: {{");
+                "0u"
+            }
+        };
+        let _ = writeln!(out, "            dyn_stage_{}({p}, index);\n        }}", stage.name);
+    }
+    out.push_str(EXECUTE_DEFAULT);
+    let per_stage = |name: &str, value: &dyn Fn(usize) -> u32, default: u32| {
+        let mut f = format!("fn {name}(stage: u32) -> u32 {{\n    switch stage {{\n");
+        for id in 0..program.stages.len() {
+            let v = value(id);
+            if v != default {
+                let _ = writeln!(f, "        case {id}u: {{\n            return {v}u;\n        }}");
+            }
+        }
+        let _ = write!(
+            f,
+            "        default: {{\n            return {default}u;\n        }}\n    }}\n}}\n\n"
+        );
+        f
+    };
+    out.push_str(&per_stage("dyn_width", &|id| program.stages[id].width, 1));
+    // Units of a wide stage in one batch (0 for a one-lane stage).
+    out.push_str(&per_stage(
+        "dyn_wide_groups",
+        &|id| {
+            if program.stages[id].width > 1 {
+                layout.units[id]
+            } else {
+                0
+            }
+        },
+        0,
+    ));
 
     // Keyed marks: stages in id order, each ceil(domain / 32) words.
     let keyed: Vec<(usize, String)> = program

@@ -1,12 +1,14 @@
 //! Sizes and offsets of the executor, computed once per program. The same values are written
 //! as WGSL constants and into the manifest, so the two cannot disagree.
 
-use dyngc_ir::{EdgeKind, Program};
+use dyngc_ir::{EdgeKind, Program, Stage};
 
 /// Threads per workgroup of the megakernel.
 pub const WORKGROUP_SIZE: u32 = 64;
-/// Workgroup memory the staging area may use, in bytes (WebGPU guarantees 16 KiB in all).
-const STAGING_BUDGET: u32 = 12 * 1024;
+/// Workgroup memory WebGPU guarantees (`maxComputeWorkgroupStorageSize`), in bytes.
+pub const WORKGROUP_MEMORY: u32 = 16 * 1024;
+/// Workgroup memory the staging area may use, in bytes (the rest is the scheduler's).
+pub const STAGING_BUDGET: u32 = 12 * 1024;
 /// Plan iterations a worker spends finding nothing before it leaves the launch.
 pub const IDLE_LIMIT: u32 = 64;
 /// Compare-and-swap attempts on a ring counter before a worker reports no room / nothing.
@@ -122,6 +124,9 @@ pub fn control(name: &str) -> u32 {
 #[derive(Clone, Debug)]
 pub struct Layout {
     pub batch: u32,
+    /// Units of each stage in one batch: `batch` for a one-lane stage; for a `@width(N)` stage,
+    /// groups of N lanes (at most `WORKGROUP_SIZE / N`).
+    pub units: Vec<u32>,
     pub frame_words: u32,
     pub carry_cap: u32,
     pub child_cap: u32,
@@ -137,35 +142,56 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// `None` when even a batch of one unit does not fit in workgroup memory.
-    pub fn new(program: &Program, queues: u32) -> Option<Layout> {
+    /// `None` when even a batch of one unit does not fit in `budget` bytes of staging area
+    /// ([`STAGING_BUDGET`] unless the program's own workgroup memory leaves less). `queues`:
+    /// the partitioned schedule's dispatched stages.
+    pub fn new(program: &Program, budget: u32, queues: u32) -> Option<Layout> {
         let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
-        let spawns = program.stages.iter().map(|s| s.max_spawns).max().unwrap_or(0);
-        let becomes = program.stages.iter().any(|s| s.becomes);
-        let keyed = program
+        let keyed_sites = |s: &Stage| {
+            s.sites
+                .iter()
+                .filter(|&&k| program.edges[k].kind == EdgeKind::Keyed)
+                .count() as u32
+        };
+        let units = |s: &Stage, batch: u32| batch.min(WORKGROUP_SIZE / s.width.max(1));
+        // Every lane of a wide unit may spawn, so a stage stages up to units x width x spawns
+        // frames per batch; the caps are the maxima over stages. Only one-lane stages `become`.
+        let caps = |batch: u32| {
+            let most = |per_lane: &dyn Fn(&Stage) -> u32| {
+                program
+                    .stages
+                    .iter()
+                    .map(|s| units(s, batch) * s.width.max(1) * per_lane(s))
+                    .max()
+                    .unwrap_or(0)
+            };
+            let becomes = program.stages.iter().any(|s| s.becomes);
+            (
+                if becomes { batch } else { 0 },
+                most(&|s| s.max_spawns),
+                most(&keyed_sites),
+            )
+        };
+        // Two extra staging frames: the split of a range, and scratch for pushes past capacity.
+        let staging = |batch: u32| {
+            let (carry, child, keyed) = caps(batch);
+            (carry + child + keyed + 2) * frame_words
+        };
+        let batch = (1..=WORKGROUP_SIZE).rev().find(|&b| staging(b) * 4 <= budget)?;
+        let (carry_cap, child_cap, keyed_cap) = caps(batch);
+        // Serial-fallback bound (docs/executor.md): the claimed generation plus one generation
+        // per level of spawn depth, each at most the frames one batch pushes, plus slack.
+        let generation = program
             .stages
             .iter()
-            .map(|s| {
-                s.sites
-                    .iter()
-                    .filter(|&&k| program.edges[k].kind == EdgeKind::Keyed)
-                    .count() as u32
-            })
+            .map(|s| units(s, batch) * s.width.max(1) * (s.max_spawns + u32::from(s.becomes)))
             .max()
-            .unwrap_or(0);
-        let per_unit = becomes as u32 + spawns + keyed;
-        // Two extra staging frames: the split of a range, and scratch for pushes past capacity.
-        let staging = |batch: u32| (batch * per_unit + 2) * frame_words;
-        let batch = (1..=WORKGROUP_SIZE).rev().find(|&b| staging(b) * 4 <= STAGING_BUDGET)?;
-        let carry_cap = if becomes { batch } else { 0 };
-        let child_cap = batch * spawns;
-        let keyed_cap = batch * keyed;
-        let frames_per_unit = program.max_frames_per_unit.max(1);
-        // Serial-fallback bound (docs/executor.md): the claimed generation plus one generation of
-        // at most batch * frames_per_unit frames per level of spawn depth, plus slack.
-        let stack_frames = (program.max_spawn_depth + 2) * batch * frames_per_unit + 2 * batch;
+            .unwrap_or(0)
+            .max(batch);
+        let stack_frames = (program.max_spawn_depth + 2) * generation + 2 * batch;
         Some(Layout {
             batch,
+            units: program.stages.iter().map(|s| units(s, batch)).collect(),
             frame_words,
             carry_cap,
             child_cap,

@@ -32,8 +32,9 @@ impl Partition {
 }
 
 /// Splits the stages. A stage stays persistent when it is on a cycle (tail loop, recursion, a
-/// keyed worklist), is keyed (its marks need the sweep), belongs to a graph-level loop (a round
-/// is a cycle), or can reach such a stage: a dispatch runs before the persistent kernel sees its
+/// keyed worklist), is keyed (its marks need the sweep), is wide (a full queue's direct call
+/// would run its barriers in one lane), belongs to a graph-level loop (a round is a cycle), or
+/// can reach such a stage: a dispatch runs before the persistent kernel sees its
 /// spawns, and only an acyclic target can be run by a direct call when its queue is full.
 pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     if schedule == Schedule::Megakernel || program.entry.until.is_some() {
@@ -48,7 +49,8 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     let mut persistent = vec![false; program.stages.len()];
     for node in graph.node_indices() {
         let s = graph[node];
-        if on_cycle(s) || program.stages[s].keyed.is_some() {
+        let stage = &program.stages[s];
+        if on_cycle(s) || stage.keyed.is_some() || stage.width > 1 {
             for ancestor in petgraph::visit::Dfs::new(Reversed(graph), node).iter(Reversed(graph)) {
                 persistent[graph[ancestor]] = true;
             }

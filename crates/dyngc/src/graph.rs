@@ -152,6 +152,9 @@ pub fn dot(program: &Program) -> String {
         if let Some(d) = s.max_depth {
             lines.push(format!("@max_depth({d})"));
         }
+        if s.width > 1 {
+            lines.push(format!("@width({})", s.width));
+        }
         let mut params = Vec::new();
         if let Some((name, ty)) = &s.payload {
             params.push(format!("{name}: {}", ty.wgsl(&program.structs)));

@@ -6,7 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const EXAMPLES: [&str; 6] = ["bfs", "bfs_levels", "collatz", "pagerank", "tree", "triangle"];
+const EXAMPLES: [&str; 7] = [
+    "bfs",
+    "bfs_levels",
+    "collatz",
+    "pagerank",
+    "row_sum",
+    "tree",
+    "triangle",
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

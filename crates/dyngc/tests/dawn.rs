@@ -303,6 +303,13 @@ fn graph_level_loops_under_dawn() {
     check_example(support::pagerank_case("random 1000 vertices", &g, 1 << 12, 1000));
 }
 
+/// A `@width(32)` stage with barrier reductions beside a one-lane stage, as a browser runs it.
+#[test]
+fn wide_stage_under_dawn() {
+    let (row_ptr, val) = support::row_sum_matrix(1500, 3000, 17);
+    check_example(support::row_sum_case("1500 rows", row_ptr, val));
+}
+
 /// A kernel error reaches the engine: a tree deeper than the declared `@max_depth(24)` stops
 /// with MAX_DEPTH in stage `node`, and run.mjs exits 3 naming both.
 #[test]

@@ -602,6 +602,47 @@ fn pagerank_round_limits() {
     }
 }
 
+/// A wide stage beside a one-lane one: short rows summed by `row`, long ones by 32-lane `chunk`
+/// units (singles for rows of one chunk, fan-out ranges for longer ones), barrier reductions in
+/// workgroup memory. At the minimum arena a batch of `row` units finds the ring full, so the
+/// wide stage runs from the worker's own stack too.
+#[test]
+fn row_sum_wide_stage() {
+    let (row_ptr, val) = support::row_sum_matrix(1500, 3000, 31);
+    let case = support::row_sum_case("1500 rows, up to 3000 entries", row_ptr, val);
+    check_matrix(&case, true, &no_extra);
+}
+
+/// Degenerate shapes: only short rows (no wide unit at all), one very long row (one fan-out
+/// range of wide units, split between workers), and only one-chunk rows (wide singles).
+#[test]
+fn row_sum_degenerate_shapes() {
+    let ptr = |lengths: &[u32]| -> Vec<u32> {
+        std::iter::once(0)
+            .chain(lengths.iter().scan(0, |end, &n| {
+                *end += n;
+                Some(*end)
+            }))
+            .collect()
+    };
+    let values = |row_ptr: &[u32]| -> Vec<u32> {
+        (0..*row_ptr.last().unwrap())
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect()
+    };
+    let short = ptr(&[3; 500]);
+    let long = ptr(&[40_000]);
+    let one_chunk = ptr(&[200; 300]);
+    for (label, row_ptr) in [
+        ("500 short rows", short),
+        ("one row of 40000", long),
+        ("300 rows of 200", one_chunk),
+    ] {
+        let val = values(&row_ptr);
+        check_matrix(&support::row_sum_case(label, row_ptr, val), false, &no_extra);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exactly once on any layout: an engine may lay out the arena itself. Many workers on the
 // smallest rings (which the runtime's own plan never picks) make every reservation and claim a
@@ -616,6 +657,10 @@ fn exactly_once_on_engine_chosen_layouts() {
         support::bfs_case("random, 1500 vertices", &Csr::random(1500, 6000, 8), 0),
         support::bfs_levels_case("random, 800 vertices", &Csr::random(800, 3200, 9), 0),
         support::pagerank_case("random, 300 vertices", &Csr::random(300, 1200, 10), 1 << 12, 100),
+        {
+            let (row_ptr, val) = support::row_sum_matrix(600, 2000, 11);
+            support::row_sum_case("600 rows", row_ptr, val)
+        },
     ];
     for case in &cases {
         let mut combos = Vec::new();

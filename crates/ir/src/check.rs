@@ -90,6 +90,7 @@ impl GlobalKind {
             GlobalKind::Helper(ast::WgslItemKind::Fn) => "a function",
             GlobalKind::Helper(ast::WgslItemKind::Const) => "a constant",
             GlobalKind::Helper(ast::WgslItemKind::Alias) => "a type alias",
+            GlobalKind::Helper(ast::WgslItemKind::Workgroup) => "a workgroup variable",
             GlobalKind::Stage(_) => "a stage",
         }
     }
@@ -212,6 +213,7 @@ impl<'a> Checker<'a> {
                 index: sig.index,
                 keyed: sig.keyed,
                 max_depth: sig.max_depth.map(|(d, _)| d),
+                width: sig.width.as_ref().map_or(1, |(w, _)| *w),
                 body: st.body.clone(),
                 sites: bodies.sites[i].clone(),
                 max_spawns: bodies.max_spawns[i],
@@ -262,6 +264,12 @@ impl<'a> Checker<'a> {
             resources,
             params,
             helpers: self.helpers.iter().map(|h| h.span.clone()).collect(),
+            workgroup_vars: self
+                .helpers
+                .iter()
+                .filter(|h| h.kind == ast::WgslItemKind::Workgroup)
+                .map(|h| (h.name.name.clone(), h.span.clone()))
+                .collect(),
             stages,
             edges,
             graph: g,

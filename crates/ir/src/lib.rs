@@ -31,8 +31,11 @@ pub struct Program {
     pub structs: Vec<StructDef>,
     pub resources: Vec<Resource>,
     pub params: Vec<Param>,
-    /// File-scope WGSL items (`fn`, `const`, `alias`) in source order, copied verbatim.
+    /// File-scope WGSL items (`fn`, `const`, `alias`, `var<workgroup>`) in source order, copied
+    /// verbatim.
     pub helpers: Vec<Span>,
+    /// The `var<workgroup>` items among the helpers: (name, declaration).
+    pub workgroup_vars: Vec<(String, Span)>,
     pub stages: Vec<Stage>,
     /// One edge per `spawn`/`become` site, in source order.
     pub edges: Vec<Edge>,
@@ -118,6 +121,8 @@ pub struct Stage {
     pub keyed: Option<SizeExpr>,
     /// `@max_depth(D)` as declared on this stage.
     pub max_depth: Option<u32>,
+    /// `@width(N)`: lanes cooperating on one unit (a power of two, 2..=64); 1 without it.
+    pub width: u32,
     pub body: ast::Block,
     /// Indices into [`Program::edges`] of the sites in this body.
     pub sites: Vec<usize>,

@@ -76,7 +76,10 @@ pub fn user_module(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usi
 
 /// Functions the generated code provides to stage bodies and the `until` block; the only
 /// `dyn_` names a program may use.
-pub const BUILTINS: &[&str] = &["dyn_round"];
+pub const BUILTINS: &[&str] = &["dyn_round", "dyn_lane", "dyn_group", "dyn_active"];
+
+/// The builtins that describe a lane of a `@width` unit.
+pub const LANE_BUILTINS: &[&str] = &["dyn_lane", "dyn_group", "dyn_active"];
 
 /// The part of [`user_module`] every stage function depends on: everything but the stage
 /// functions, which never call each other (so each can be checked on its own after these).
@@ -108,6 +111,16 @@ pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn 
     out.push("var<private> dyn_round_index: u32;\n\n");
     out.push("/// The graph-level loop's round: 0, 1, ... (always 0 without a loop).\n");
     out.push("fn dyn_round() -> u32 {\n    return dyn_round_index;\n}\n");
+    // A lane's place in a wide unit, set by the executor around a wide batch; between wide
+    // batches they hold what a one-lane unit is: lane 0 of group 0, active.
+    out.push("var<private> dyn_lane_index: u32;\nvar<private> dyn_group_index: u32;\n");
+    out.push("var<private> dyn_lane_active: bool = true;\n\n");
+    out.push("/// This lane's place in its unit of a `@width(N)` stage: 0..N.\n");
+    out.push("fn dyn_lane() -> u32 {\n    return dyn_lane_index;\n}\n");
+    out.push("/// The unit's group in the workgroup: 0..64 / N.\n");
+    out.push("fn dyn_group() -> u32 {\n    return dyn_group_index;\n}\n");
+    out.push("/// False for the lanes of a group that has no unit in this batch.\n");
+    out.push("fn dyn_active() -> bool {\n    return dyn_lane_active;\n}\n");
     out.push("\n");
     for span in &program.helpers {
         out.copy(src, span.clone());

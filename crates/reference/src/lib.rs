@@ -173,6 +173,18 @@ pub fn bfs(row_ptr: &[u32], col_idx: &[u32], source: u32) -> Vec<u32> {
     dist
 }
 
+/// `examples/row_sum.dyn`: the sum of each CSR row's values, modulo 2^32.
+pub fn row_sums(row_ptr: &[u32], val: &[u32]) -> Vec<u32> {
+    row_ptr
+        .windows(2)
+        .map(|w| {
+            val[w[0] as usize..w[1] as usize]
+                .iter()
+                .fold(0u32, |s, &v| s.wrapping_add(v))
+        })
+        .collect()
+}
+
 /// `examples/bfs_levels.dyn`: the level-synchronous rounds. Round `L` handles the vertices at
 /// distance `L`; the loop ends after the first round that reaches no new vertex, so it runs one
 /// round more than the largest finite distance.
@@ -380,6 +392,11 @@ mod tests {
             nodes,
             [100, 100, 1_000, 10_000, 10_000, 10_000, 10_000, 10_000, 1_000, 100, 100]
         );
+    }
+
+    #[test]
+    fn row_sums_wrap() {
+        assert_eq!(row_sums(&[0, 2, 2, 5], &[u32::MAX, 2, 1, 2, 3]), vec![1, 0, 6]);
     }
 
     #[test]

@@ -27,7 +27,8 @@ pub enum Item {
     Resource(Resource),
     Param(Param),
     Struct(StructDecl),
-    /// A WGSL `fn`, `const` or `alias` at file scope, copied verbatim into the module.
+    /// A WGSL `fn`, `const`, `alias` or `var<workgroup>` at file scope, copied verbatim into the
+    /// module.
     Wgsl(WgslItem),
     Stage(Stage),
     Entry(Entry),
@@ -163,6 +164,8 @@ pub enum WgslItemKind {
     Fn,
     Const,
     Alias,
+    /// `var<workgroup> name: T;`: memory shared by the lanes of a workgroup (`@width` stages).
+    Workgroup,
 }
 
 #[derive(Clone, Debug, PartialEq)]

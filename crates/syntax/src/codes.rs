@@ -24,6 +24,8 @@ pub const DYN0107: &str = "DYN0107";
 pub const DYN0108: &str = "DYN0108";
 pub const DYN0109: &str = "DYN0109";
 pub const DYN0110: &str = "DYN0110";
+pub const DYN0111: &str = "DYN0111";
+pub const DYN0112: &str = "DYN0112";
 pub const DYN0200: &str = "DYN0200";
 pub const DYN0201: &str = "DYN0201";
 pub const DYN0202: &str = "DYN0202";
@@ -32,6 +34,8 @@ pub const DYN0204: &str = "DYN0204";
 pub const DYN0205: &str = "DYN0205";
 pub const DYN0206: &str = "DYN0206";
 pub const DYN0207: &str = "DYN0207";
+pub const DYN0208: &str = "DYN0208";
+pub const DYN0209: &str = "DYN0209";
 pub const DYN0300: &str = "DYN0300";
 pub const DYN0301: &str = "DYN0301";
 pub const DYN0302: &str = "DYN0302";
@@ -41,6 +45,7 @@ pub const DYN0400: &str = "DYN0400";
 pub const DYN0401: &str = "DYN0401";
 pub const DYN0500: &str = "DYN0500";
 pub const DYN0501: &str = "DYN0501";
+pub const DYN0502: &str = "DYN0502";
 
 pub const ALL: &[CodeInfo] = &[
     CodeInfo {
@@ -124,6 +129,16 @@ pub const ALL: &[CodeInfo] = &[
         explanation: include_str!("../../../docs/codes/DYN0110.md"),
     },
     CodeInfo {
+        code: DYN0111,
+        title: "bad stage width",
+        explanation: include_str!("../../../docs/codes/DYN0111.md"),
+    },
+    CodeInfo {
+        code: DYN0112,
+        title: "keyed stage marked @width",
+        explanation: include_str!("../../../docs/codes/DYN0112.md"),
+    },
+    CodeInfo {
         code: DYN0200,
         title: "payload mismatch at a spawn site",
         explanation: include_str!("../../../docs/codes/DYN0200.md"),
@@ -162,6 +177,16 @@ pub const ALL: &[CodeInfo] = &[
         code: DYN0207,
         title: "too many spawns in one stage",
         explanation: include_str!("../../../docs/codes/DYN0207.md"),
+    },
+    CodeInfo {
+        code: DYN0208,
+        title: "become in a wide stage",
+        explanation: include_str!("../../../docs/codes/DYN0208.md"),
+    },
+    CodeInfo {
+        code: DYN0209,
+        title: "lane builtin outside a wide stage",
+        explanation: include_str!("../../../docs/codes/DYN0209.md"),
     },
     CodeInfo {
         code: DYN0300,
@@ -207,6 +232,11 @@ pub const ALL: &[CodeInfo] = &[
         code: DYN0501,
         title: "work item too large",
         explanation: include_str!("../../../docs/codes/DYN0501.md"),
+    },
+    CodeInfo {
+        code: DYN0502,
+        title: "workgroup memory over 16 KiB",
+        explanation: include_str!("../../../docs/codes/DYN0502.md"),
     },
 ];
 

@@ -1403,6 +1403,7 @@ fn build_item<'s>(
             match kind {
                 WgslItemKind::Const => no_attrs("const", &attrs, emitter),
                 WgslItemKind::Alias => no_attrs("alias", &attrs, emitter),
+                WgslItemKind::Workgroup => no_attrs("var", &attrs, emitter),
                 WgslItemKind::Fn => {}
             }
             Item::Wgsl(WgslItem { kind, name, body, span })
@@ -1684,6 +1685,50 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
             body: None,
         });
 
+    // `var` is no keyword (WGSL bodies declare variables with it): a file-scope `var` is the
+    // identifier `var` followed by `<workgroup>`, the only address space a .dyn file may declare.
+    let var_kw = just(Tok::Ident).try_map(move |_, sp: Sp| {
+        if c.text(sp.start) == "var" {
+            Ok(())
+        } else {
+            Err(c.expected(&[Exp::L("item")], sp.start))
+        }
+    });
+    let workgroup = any().try_map(move |_, sp: Sp| {
+        if c.text(sp.start) == "workgroup" {
+            return Ok(());
+        }
+        Err(c.custom(
+            c.error(
+                codes::DYN0001,
+                format!("module-scope `var<{}>` is not part of .dyn", c.text(sp.start)),
+                c.span(sp),
+                "only `workgroup` is allowed here",
+            )
+            .with_note(
+                "the only module-scope variables of .dyn are `var<workgroup> name: T;`: declare storage with \
+                 `input`, `output` or `buffer`, run-time values with `param`, and constants with `const`",
+            ),
+        ))
+    });
+    let var_ = var_kw
+        .ignore_then(just(Tok::Lt))
+        .ignore_then(workgroup)
+        .ignore_then(just(Tok::Gt))
+        .ignore_then(ident.clone())
+        .then_ignore(just(Tok::Colon))
+        .then_ignore(text_until(
+            c,
+            |t| matches!(t, Tok::Semi | Tok::LBrace | Tok::Eq) || t.starts_item(),
+            "type",
+        ))
+        .then_ignore(semi.clone())
+        .map(|name| Body::Wgsl {
+            kind: WgslItemKind::Workgroup,
+            name,
+            body: None,
+        });
+
     let stage_param = attrs
         .clone()
         .then(ident.clone())
@@ -1733,7 +1778,7 @@ fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<Item>>, Ex<
     )));
 
     let item = attrs
-        .then(choice((resource, param, struct_, fn_, const_, alias, stage, entry)).labelled("item"))
+        .then(choice((resource, param, struct_, fn_, const_, alias, var_, stage, entry)).labelled("item"))
         .validate(move |(attrs, body), e, emitter| Some(build_item(c, attrs, body, c.span(e.span()), emitter)))
         .labelled("item")
         .recover_with(via_parser(item_skip(c)))
@@ -1854,10 +1899,12 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
             d = d.with_hint("write the body in braces: `{ ... }`");
         } else if t == Tok::Until {
             d = d.with_hint("a graph-level loop is written `entry loop stage(count) until { ... }`");
-        } else if expects("item") && t == Tok::Ident && matches!(c.text(i), "var" | "let" | "override") {
+        } else if (expects("item") && t == Tok::Ident && matches!(c.text(i), "var" | "let" | "override"))
+            || (i > 0 && c.text(i - 1) == "var" && expects("`<`"))
+        {
             d = d.with_note(
-                "module-scope variables are not part of .dyn: declare storage with `input`, `output` or \
-                 `buffer`, run-time values with `param`, and constants with `const`",
+                "the only module-scope variables of .dyn are `var<workgroup> name: T;`: declare storage with \
+                 `input`, `output` or `buffer`, run-time values with `param`, and constants with `const`",
             );
         } else if expects("item") && matches!(t, Tok::Spawn | Tok::Become) {
             d = d.with_hint(format!("`{}` is a statement: it belongs in a stage body", c.text(i)));
@@ -1866,7 +1913,7 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
         } else if expects("item") && !expects("`(`") {
             d = d.with_note(
                 "a .dyn file contains only `input`, `output`, `buffer`, `param`, `struct`, `fn`, `const`, \
-                 `alias`, `stage` and `entry` declarations",
+                 `alias`, `var<workgroup>`, `stage` and `entry` declarations",
             );
         }
     }

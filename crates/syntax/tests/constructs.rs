@@ -355,6 +355,27 @@ fn wgsl_items() {
 }
 
 #[test]
+fn workgroup_variables() {
+    let src = "var<workgroup> partial: array<u32, 64>;\nvar<workgroup> flag: atomic<u32>;\n";
+    let p = parse_checked(src);
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    let items: Vec<&WgslItem> = p
+        .file
+        .items
+        .iter()
+        .map(|i| match i {
+            Item::Wgsl(w) => w,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].kind, WgslItemKind::Workgroup);
+    assert_eq!(items[0].name.name, "partial");
+    assert_eq!(text(src, &items[0].span), "var<workgroup> partial: array<u32, 64>;");
+    assert_eq!(items[1].name.name, "flag");
+}
+
+#[test]
 fn stages() {
     let src = "stage a() { }\n\
                stage b(n: Node) { }\n\

@@ -316,8 +316,16 @@ fn invalid_literals() {
 fn wrong_item_starts() {
     let d = parse_err("var<private> x: u32;");
     assert_eq!(codes(&d), [DYN0001]);
-    assert!(d[0].message.contains("expected item"));
+    assert!(d[0].message.contains("var<private>"), "{}", d[0].message);
     assert!(!d[0].notes.is_empty());
+
+    let d = parse_err("var x: u32;");
+    assert_eq!(codes(&d), [DYN0001]);
+    assert!(
+        d[0].notes.iter().any(|n| n.contains("var<workgroup>")),
+        "{:?}",
+        d[0].notes
+    );
 
     let d = parse_err("entry s(1) until { return true; }");
     assert!(d[0].hint.as_deref().unwrap().contains("entry loop"));

@@ -70,7 +70,15 @@ pub fn run_node(args: &[String]) -> NodeRun {
 }
 
 /// The shipped examples, in the order the tests use them.
-pub const EXAMPLES: [&str; 6] = ["triangle", "collatz", "tree", "bfs", "bfs_levels", "pagerank"];
+pub const EXAMPLES: [&str; 7] = [
+    "triangle",
+    "collatz",
+    "tree",
+    "bfs",
+    "bfs_levels",
+    "pagerank",
+    "row_sum",
+];
 
 /// `examples/<name>.dyn`.
 pub fn example_path(name: &str) -> PathBuf {
@@ -315,6 +323,34 @@ pub fn pagerank_case(label: impl Into<String>, g: &Csr, tolerance: u32, max_iter
     }
 }
 
+/// Entries a one-lane `row` unit of `row_sum.dyn` sums itself, and entries per `chunk` unit.
+const ROW_SUM_SHORT: u32 = 16;
+const ROW_SUM_CHUNK: u32 = 256;
+
+/// `row_sum.dyn`: the CPU's row sums; one `row` unit per row, and one wide `chunk` unit per
+/// 256 entries (rounded up) of every row longer than 16.
+pub fn row_sum_case(label: impl Into<String>, row_ptr: Vec<u32>, val: Vec<u32>) -> Case {
+    let sums = reference::row_sums(&row_ptr, &val);
+    let chunks: u64 = row_ptr
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .filter(|&n| n > ROW_SUM_SHORT)
+        .map(|n| n.div_ceil(ROW_SUM_CHUNK) as u64)
+        .sum();
+    Case {
+        example: "row_sum",
+        label: label.into(),
+        units: vec![
+            ("row".into(), Units::Exact(sums.len() as u64)),
+            ("chunk".into(), Units::Exact(chunks)),
+        ],
+        inputs: vec![("row_ptr".into(), row_ptr), ("val".into(), val)],
+        params: vec![],
+        expected: vec![("sums".into(), sums)],
+        rounds: 0,
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Input generators (deterministic: SplitMix64 from `dyngc-reference`).
 
@@ -336,6 +372,25 @@ pub fn triangle_mixed(len: usize, seed: u64) -> Vec<u32> {
         n[(k * len / big.len() + 3) % len] = b;
     }
     n
+}
+
+/// A CSR matrix of `rows` rows for `row_sum.dyn`: mostly short rows (0..=16 entries, summed by
+/// one lane), some of one wide chunk (17..=256), a few of many chunks (up to `long` entries),
+/// with values over the whole `u32` range so that the sums wrap. Returns `(row_ptr, val)`.
+pub fn row_sum_matrix(rows: usize, long: u32, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    let mut rng = Rng::new(seed);
+    let mut row_ptr = vec![0u32];
+    for _ in 0..rows {
+        let n = match rng.below(16) {
+            0 => 0,
+            1..=11 => 1 + rng.below(16) as u32,
+            12..=14 => 17 + rng.below(240) as u32,
+            _ => 257 + rng.below(long as u64 - 256) as u32,
+        };
+        row_ptr.push(row_ptr.last().unwrap() + n);
+    }
+    let val = (0..*row_ptr.last().unwrap()).map(|_| rng.next_u64() as u32).collect();
+    (row_ptr, val)
 }
 
 /// Collatz inputs: `len` values in `1..limit`, with 1, 2, 27 (111 steps) and 97 placed first.

@@ -68,15 +68,7 @@ impl OpenLoop {
 
 /// Sites of `body` in the order [`crate::wgsl::block`] meets them.
 pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> Vec<Site<'a>> {
-    // Where the invocation may end: `return` tokens and `become` statements, sorted, so that
-    // "does this statement contain an exit" is a binary search (no rescanning per level).
-    let mut exits: Vec<usize> = lex::idents(src, &body.span)
-        .into_iter()
-        .filter(|(name, _)| *name == "return")
-        .map(|(_, at)| at.start)
-        .collect();
-    becomes(&body.stmts, &mut exits);
-    exits.sort_unstable();
+    let exits = exits(src, body);
     let mut out = Vec::new();
     let around = Around {
         conditional: false,
@@ -86,6 +78,19 @@ pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> Vec<Site<'a>
     };
     walk(&exits, &body.stmts, &around, &mut out);
     out
+}
+
+/// Where the invocation may end: `return` tokens and `become` statements, sorted, so that "does
+/// this statement contain an exit" is a binary search (no rescanning per level).
+fn exits(src: &str, body: &ast::Block) -> Vec<usize> {
+    let mut exits: Vec<usize> = lex::idents(src, &body.span)
+        .into_iter()
+        .filter(|(name, _)| *name == "return")
+        .map(|(_, at)| at.start)
+        .collect();
+    becomes(&body.stmts, &mut exits);
+    exits.sort_unstable();
+    exits
 }
 
 fn becomes(stmts: &[Stmt], out: &mut Vec<usize>) {
@@ -201,8 +206,22 @@ impl<'a> Checker<'a> {
             let mut indices = Vec::new();
             let mut spawns: u64 = 0;
             let mut becomes = false;
+            // A malformed `@width` (already reported) still marks the body as meant to be wide.
+            let wide = st.attrs.iter().any(|a| a.name.name == "width");
             for site in &sites {
                 becomes |= site.is_become;
+                if let (Some((n, at)), true) = (&sigs[from].width, site.is_become) {
+                    let d = Diagnostic::error(
+                        DYN0208,
+                        format!("`become` in wide stage `{}`", st.name.name),
+                        site.spawn.span.clone(),
+                        format!("each of the {n} lanes would continue as its own unit"),
+                    )
+                    .with_label(at.clone(), "the stage is wide here")
+                    .with_note("a wide unit's lanes share its barriers; none of them may turn into another stage")
+                    .with_hint("`spawn` the successor from one lane (`if (dyn_active() && dyn_lane() == 0u)`), or move the `become` into a one-lane stage");
+                    self.error(d);
+                }
                 // A `become` ends the invocation, so it runs at most once whatever loop it is
                 // in; only spawns multiply.
                 if let (Some(open), false) = (&site.open_loop, site.is_become) {
@@ -261,7 +280,12 @@ impl<'a> Checker<'a> {
             bodies.sites.push(indices);
             bodies.max_spawns.push(max_spawns);
             bodies.becomes.push(becomes);
-            self.scan_barriers(&st.body.span, "a stage body");
+            if wide {
+                self.scan_wide_barriers(&st.body);
+            } else {
+                self.scan_barriers(&st.body.span, "a stage body");
+                self.scan_lane_builtins(&st.body.span, &format!("one-lane stage `{}`", st.name.name));
+            }
             self.scan_dyn_names(&st.body.span);
         }
         bodies
@@ -429,6 +453,7 @@ impl<'a> Checker<'a> {
                     d.with_note("the `until` block only decides whether another round runs; each round starts at the entry stage")
                 });
                 self.scan_dyn_names(&u.span);
+                self.scan_lane_builtins(&u.span, "the `until` block");
             }
         }
     }
@@ -457,7 +482,54 @@ impl<'a> Checker<'a> {
             if BARRIERS.contains(&name) {
                 let d = Diagnostic::error(DYN0206, format!("`{name}` in {place}"), at, "barrier here")
                     .with_note("stage bodies run in divergent lanes of a persistent kernel: the other lanes of the workgroup may be running other stages, or none, so a barrier would deadlock or be undefined")
-                    .with_hint("split the work into stages and communicate through buffers and atomics");
+                    .with_hint("split the work into stages and communicate through buffers and atomics, or mark the stage `@width(N)` and call the barrier at the top level of its body");
+                self.error(d);
+            }
+        }
+    }
+
+    /// DYN0206 in a `@width` body: every lane of the workgroup runs it in uniform control flow,
+    /// so a barrier is allowed in a statement at the top level of the body, before anything that
+    /// may `return`. (A conservative stand-in for WGSL's uniformity analysis, which Tint applies
+    /// to the emitted module; what passes here also passes there.)
+    fn scan_wide_barriers(&mut self, body: &ast::Block) {
+        let exits = exits(self.src, body);
+        let mut after_exit: Option<Span> = None;
+        for stmt in &body.stmts {
+            let span = stmt.span();
+            let nested = !matches!(stmt, Stmt::Other { .. });
+            if nested || after_exit.is_some() {
+                for (name, at) in lex::calls(self.src, &span) {
+                    if !BARRIERS.contains(&name) {
+                        continue;
+                    }
+                    let mut d = Diagnostic::error(
+                        DYN0206,
+                        format!("`{name}` where the lanes of a wide stage may diverge"),
+                        at,
+                        "barrier here",
+                    )
+                    .with_note("every lane of the workgroup must reach a barrier: in a `@width` stage it may only be called at the top level of the body, not inside an `if`, `switch`, loop or block, nor after a possible `return`");
+                    d = match &after_exit {
+                        Some(exit) if !nested => d.with_label(exit.clone(), "some lanes may have returned here"),
+                        _ => d.with_label(span.clone(), "inside this statement"),
+                    };
+                    self.error(d.with_hint("keep the barrier at the top level and put only the lane's work under the condition (`if (c) { ... }` then the barrier); unroll a loop around a barrier"));
+                }
+            }
+            if after_exit.is_none() && contains_exit(&exits, &span) {
+                after_exit = Some(span);
+            }
+        }
+    }
+
+    /// DYN0209: `dyn_lane`, `dyn_group` or `dyn_active` in `place`, which is not a wide body.
+    fn scan_lane_builtins(&mut self, span: &Span, place: &str) {
+        for (name, at) in lex::calls(self.src, span) {
+            if crate::wgsl::LANE_BUILTINS.contains(&name) {
+                let d = Diagnostic::error(DYN0209, format!("`{name}` in {place}"), at, "no `@width` here")
+                    .with_note("`dyn_lane()`, `dyn_group()` and `dyn_active()` describe a lane of a wide unit; a one-lane unit is lane 0 of group 0, always active")
+                    .with_hint("mark the stage `@width(N)`, or drop the call");
                 self.error(d);
             }
         }

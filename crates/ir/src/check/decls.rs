@@ -17,6 +17,9 @@ pub(super) struct Structs {
     pub words: Vec<u64>,
 }
 
+/// Widest `@width`: the megakernel's workgroup size.
+pub(crate) const MAX_WIDTH: u32 = 64;
+
 /// Deepest nesting of structs inside structs.
 pub(crate) const MAX_STRUCT_NESTING: usize = 32;
 
@@ -32,6 +35,8 @@ pub(super) struct StageSig {
     /// True when a `@max_depth` was written but its argument was malformed (already reported):
     /// the stage's cycle is meant to be bounded, so cycle rules stay silent about it.
     pub bad_max_depth: bool,
+    /// `@width(N)` with the attribute's span, when N is valid.
+    pub width: Option<(u32, Span)>,
 }
 
 /// Why a type expression could not become a [`Ty`].
@@ -787,6 +792,32 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The lane count of `@width(N)`: a power of two in 2..=64 (DYN0111 otherwise).
+    fn width_attr(&mut self, a: &ast::Attribute) -> Option<u32> {
+        let n = self.u32_attr(a)?;
+        if (2..=MAX_WIDTH).contains(&n) && n.is_power_of_two() {
+            return Some(n);
+        }
+        let d = Diagnostic::error(
+            DYN0111,
+            format!("`@width({n})` is not a stage width"),
+            a.span.clone(),
+            format!("the width must be a power of two from 2 to {MAX_WIDTH}"),
+        )
+        .with_note(format!(
+            "a wide unit runs on N lanes of one {MAX_WIDTH}-lane workgroup, and {MAX_WIDTH} / N units share a batch"
+        ))
+        .with_hint(match n {
+            0 | 1 => "drop `@width` for a one-lane stage".to_string(),
+            _ => format!(
+                "use `@width({})`",
+                n.checked_next_power_of_two().unwrap_or(MAX_WIDTH).min(MAX_WIDTH)
+            ),
+        });
+        self.error(d);
+        None
+    }
+
     // ------------------------------------------------------------ params
 
     pub(super) fn check_params(&mut self) -> Vec<Param> {
@@ -847,6 +878,8 @@ impl<'a> Checker<'a> {
             let mut bad_max_depth = false;
             let mut keyed_attr: Option<&ast::Attribute> = None;
             let mut keyed = None;
+            let mut width_attr: Option<&ast::Attribute> = None;
+            let mut width = None;
             for a in &s.attrs {
                 match a.name.name.as_str() {
                     "max_depth" => {
@@ -876,7 +909,15 @@ impl<'a> Checker<'a> {
                             self.error(d);
                         }
                     }
-                    _ => self.unknown_attr(a, "stages", &["max_depth", "keyed"]),
+                    "width" => {
+                        if width_attr.is_some() {
+                            self.duplicate_attr(a);
+                            continue;
+                        }
+                        width_attr = Some(a);
+                        width = self.width_attr(a).map(|w| (w, a.span.clone()));
+                    }
+                    _ => self.unknown_attr(a, "stages", &["max_depth", "keyed", "width"]),
                 }
             }
             let payload = match &s.payload {
@@ -964,6 +1005,18 @@ impl<'a> Checker<'a> {
                     self.error(d);
                 }
             }
+            if let (Some(k), Some(w)) = (keyed_attr, width_attr) {
+                let d = Diagnostic::error(
+                    DYN0112,
+                    format!("keyed stage `{}` cannot be wide", s.name.name),
+                    w.span.clone(),
+                    "`@width` here",
+                )
+                .with_label(k.span.clone(), "`@keyed` here")
+                .with_note("a keyed unit is claimed by clearing its key's mark, one lane at a time; a group of lanes has no such protocol")
+                .with_hint("spawn a wide stage from the keyed one, or drop `@width`");
+                self.error(d);
+            }
             out.push(StageSig {
                 payload,
                 index,
@@ -971,6 +1024,7 @@ impl<'a> Checker<'a> {
                 keyed,
                 max_depth,
                 bad_max_depth,
+                width,
             });
         }
         out
