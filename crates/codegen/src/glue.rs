@@ -80,11 +80,6 @@ fn pack(program: &Program, ty: &Ty, value: &str, sink: PayloadSink, next: &mut u
     }
 }
 
-/// Indices a dispatched stage's workgroup takes from its queue at a time.
-pub fn dispatch_chunk(d: &Dispatch) -> u32 {
-    d.workgroup_size * crate::layout::LEAF_UNROLL
-}
-
 /// The function for spawn/become site `k`.
 pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
     let edge = &program.edges[k];
@@ -99,9 +94,14 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
     }
     let mut out = format!("fn dyn_site_{k}({}) {{\n", params.join(", "));
     let to = edge.to;
-    if let Some(q) = partition.queue(to) {
-        queue_site(program, &partition.dispatches[q as usize], q, edge.kind, &mut out);
-        return out;
+    let queue = partition.queue(to);
+    if let Some(q) = queue {
+        let d = &partition.dispatches[q as usize];
+        queue_push(program, d, q, edge.kind, &mut out);
+        if !d.wide {
+            return out;
+        }
+        // A wide target's full queue: spawn it as usual, for the persistent kernel.
     }
     if edge.kind == EdgeKind::Keyed {
         let domain = target
@@ -122,7 +122,9 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
     };
     match edge.kind {
         EdgeKind::FanOut => {
-            out.push_str("    if (n == 0u) {\n        return;\n    }\n");
+            if queue.is_none() {
+                out.push_str("    if (n == 0u) {\n        return;\n    }\n");
+            }
             let _ = writeln!(out, "    let o = dyn_push_child({to}u, n, {rec});");
         }
         EdgeKind::Spawn => {
@@ -141,10 +143,11 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
     out
 }
 
-/// The body of a site whose target is dispatched: a frame in the target's queue or, when the
-/// queue is full, the target's indices run right here (the serial fallback of the partitioned
-/// schedule; the target is on no cycle, so the calls end).
-fn queue_site(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut String) {
+/// The start of a site whose target is dispatched: a frame in the target's queue. When the
+/// queue is full, a one-lane target's indices run right here, which ends the site function (the
+/// serial fallback of the partitioned schedule: the target is on no cycle, so the calls end);
+/// a wide target's site goes on to spawn it for the persistent kernel.
+fn queue_push(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut String) {
     let to = d.stage;
     let target = &program.stages[to];
     let count = if kind == EdgeKind::FanOut {
@@ -153,19 +156,24 @@ fn queue_site(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut
     } else {
         "1u"
     };
-    let chunk = dispatch_chunk(d);
-    let _ = writeln!(out, "    let o = dyn_queue_push({q}u, {to}u, {count}, {chunk}u);");
-    let payload = if target.payload.is_some() { "p" } else { "0u" };
     let _ = writeln!(
         out,
-        "    if (o == DYN_QUEUE_FULL) {{\n        for (var j = 0u; j < {count}; j++) {{\n            dyn_stage_{}({payload}, j);\n        }}\n        atomicAdd(&dyn_control[DYN_C_UNITS + {to}u], {count});\n        return;\n    }}",
-        target.name
+        "    let queued = dyn_queue_push({q}u, {to}u, {count}, {}u);\n    if (queued != DYN_QUEUE_FULL) {{\n        let o = queued;",
+        d.chunk()
     );
     match &target.payload {
         Some((_, t)) => pack(program, t, "p", PayloadSink::Arena, &mut 0, out),
         None => out.push_str("    _ = o;\n"),
     }
-    out.push_str("}\n");
+    out.push_str("        return;\n    }\n");
+    if !d.wide {
+        let payload = if target.payload.is_some() { "p" } else { "0u" };
+        let _ = writeln!(
+            out,
+            "    for (var j = 0u; j < {count}; j++) {{\n        dyn_stage_{}({payload}, j);\n    }}\n    atomicAdd(&dyn_control[DYN_C_UNITS + {to}u], {count});\n}}",
+            target.name
+        );
+    }
 }
 
 /// A payload of type `ty` read from the frame that starts at word `f` of the arena.
@@ -193,10 +201,34 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
     let mut out = String::new();
     for (q, d) in partition.dispatches.iter().enumerate() {
         let wg = d.workgroup_size;
+        // One lane per unit, several units per lane; or a wide stage's one unit on all lanes at
+        // a time, from uniform control flow (`take` is uniform), as its barriers need.
+        let run = if d.wide {
+            format!(
+                "for (var j = 0u; j < take[2]; j++) {{
+            let index = take[1] + j;
+            {};
+        }}
+        if (lid == 0u) {{
+            units += take[2];
+        }}",
+                call_stage(program, d.stage)
+            )
+        } else {
+            format!(
+                "for (var j = lid; j < take[2]; j += {wg}u) {{
+            let index = take[1] + j;
+            {};
+            units += 1u;
+        }}",
+                call_stage(program, d.stage)
+            )
+        };
         let _ = write!(
             out,
             "\n@compute @workgroup_size({wg})\nfn {entry}(@builtin(local_invocation_index) lid: u32, @builtin(num_workgroups) groups: vec3<u32>) {{
     dyn_load_params();
+    dyn_lane_index = lid;
     var units = 0u;
     loop {{
         if (lid == 0u) {{
@@ -207,18 +239,13 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
             break;
         }}
         let f = take[0];
-        for (var j = lid; j < take[2]; j += {wg}u) {{
-            let index = take[1] + j;
-            {call};
-            units += 1u;
-        }}
+        {run}
     }}
     dyn_queue_leave({q}u, {stage}u, lid, units, groups.x);
 }}
 ",
             entry = dispatch_entry_point(program, d),
-            chunk = dispatch_chunk(d),
-            call = call_stage(program, d.stage),
+            chunk = d.chunk(),
             stage = d.stage,
         );
     }
@@ -276,7 +303,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     }
     match partition.queue(entry.stage) {
         Some(q) => {
-            let chunk = dispatch_chunk(&partition.dispatches[q as usize]);
+            let chunk = partition.dispatches[q as usize].chunk();
             let _ = writeln!(
                 out,
                 "    let count = dyn_entry_count();\n    if (count > 0u) {{\n        _ = dyn_queue_push({q}u, {}u, count, {chunk}u);\n    }}\n    return true;\n}}\n",
@@ -383,7 +410,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
         .stages
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.sites.iter().all(|&k| partition.queue(program.edges[k].to).is_some()))
+        .filter(|(_, s)| s.sites.iter().all(|&k| partition.bypasses_staging(program.edges[k].to)))
         .map(|(id, _)| format!("stage == {id}u"))
         .collect();
     out.push_str("fn dyn_is_leaf(stage: u32) -> bool {\n");

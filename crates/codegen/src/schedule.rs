@@ -15,6 +15,21 @@ pub const SPAWNER_DISPATCH_WG: u32 = 64;
 pub struct Dispatch {
     pub stage: StageId,
     pub workgroup_size: u32,
+    /// `@width(N)`: the kernel's workgroup is one unit's N lanes. A spawn that finds this
+    /// queue full goes to the persistent kernel, which runs wide stages too (its producers are
+    /// all persistent); a one-lane stage's is run by a direct call instead.
+    pub wide: bool,
+}
+
+impl Dispatch {
+    /// Units a workgroup takes from the queue at a time: a few per lane, or a few wide units.
+    pub fn chunk(&self) -> u32 {
+        if self.wide {
+            crate::layout::LEAF_UNROLL
+        } else {
+            self.workgroup_size * crate::layout::LEAF_UNROLL
+        }
+    }
 }
 
 /// The dispatched stages in topological order (queue `q` is `dispatches[q]`); every other stage
@@ -29,13 +44,20 @@ impl Partition {
     pub fn queue(&self, stage: StageId) -> Option<u32> {
         self.dispatches.iter().position(|d| d.stage == stage).map(|q| q as u32)
     }
+
+    /// True if a spawn of `stage` never goes through the persistent kernel's staging: it is
+    /// dispatched, and a full queue means a direct call.
+    pub fn bypasses_staging(&self, stage: StageId) -> bool {
+        self.dispatches.iter().any(|d| d.stage == stage && !d.wide)
+    }
 }
 
 /// Splits the stages. A stage stays persistent when it is on a cycle (tail loop, recursion, a
-/// keyed worklist), is keyed (its marks need the sweep), is wide (a full queue's direct call
-/// would run its barriers in one lane), belongs to a graph-level loop (a round is a cycle), or
-/// can reach such a stage: a dispatch runs before the persistent kernel sees its
-/// spawns, and only an acyclic target can be run by a direct call when its queue is full.
+/// keyed worklist), is keyed (its marks need the sweep), belongs to a graph-level loop (a round
+/// is a cycle), produces a wide stage's units (so a full queue can hand them to the persistent
+/// kernel: a direct call would run the wide body's barriers in one lane), or can reach such a
+/// stage: a dispatch runs after the persistent kernel in each chain, and only a target on no
+/// cycle can be run by a direct call when its queue is full.
 pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     if schedule == Schedule::Megakernel || program.entry.until.is_some() {
         return Partition::default();
@@ -47,12 +69,22 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
             || program.stages.iter().enumerate().any(|(t, st)| t != s && st.scc == scc)
     };
     let mut persistent = vec![false; program.stages.len()];
+    let keep_with_ancestors = |node, persistent: &mut Vec<bool>| {
+        for ancestor in petgraph::visit::Dfs::new(Reversed(graph), node).iter(Reversed(graph)) {
+            persistent[graph[ancestor]] = true;
+        }
+    };
     for node in graph.node_indices() {
         let s = graph[node];
-        let stage = &program.stages[s];
-        if on_cycle(s) || stage.keyed.is_some() || stage.width > 1 {
-            for ancestor in petgraph::visit::Dfs::new(Reversed(graph), node).iter(Reversed(graph)) {
-                persistent[graph[ancestor]] = true;
+        if on_cycle(s) || program.stages[s].keyed.is_some() {
+            keep_with_ancestors(node, &mut persistent);
+        }
+    }
+    for node in graph.node_indices() {
+        if program.stages[graph[node]].width > 1 && !persistent[graph[node]] {
+            let producers: Vec<_> = graph.neighbors_directed(node, petgraph::Incoming).collect();
+            for p in producers {
+                keep_with_ancestors(p, &mut persistent);
             }
         }
     }
@@ -62,13 +94,19 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
         dispatches: order
             .into_iter()
             .map(|n| {
-                let stage = graph[n];
-                let workgroup_size = if program.stages[stage].sites.is_empty() {
+                let stage = &program.stages[graph[n]];
+                let workgroup_size = if stage.width > 1 {
+                    stage.width
+                } else if stage.sites.is_empty() {
                     LEAF_DISPATCH_WG
                 } else {
                     SPAWNER_DISPATCH_WG
                 };
-                Dispatch { stage, workgroup_size }
+                Dispatch {
+                    stage: graph[n],
+                    workgroup_size,
+                    wide: stage.width > 1,
+                }
             })
             .collect(),
     }

@@ -56,3 +56,39 @@ fn examples_generate_deterministically() {
         }
     }
 }
+
+/// The partitioned schedule dispatches exactly the stages on no cycle and upstream of none (and
+/// a wide stage whose producers stay persistent), in topological order; everything else is the
+/// megakernel's, so for those examples both schedules give the same WGSL.
+#[test]
+fn partitioned_schedule_dispatches_acyclic_tails() {
+    let expected: &[(&str, &[(&str, u32)])] = &[
+        ("triangle", &[("dyn_dispatch_element", 64), ("dyn_dispatch_add", 256)]),
+        ("row_sum", &[("dyn_dispatch_chunk", 32)]),
+        ("collatz", &[]),
+        ("tree", &[]),
+        ("bfs", &[]),
+        ("bfs_levels", &[]),
+        ("pagerank", &[]),
+    ];
+    assert_eq!(
+        examples().len(),
+        expected.len(),
+        "an example without an expected partition"
+    );
+    for (name, dispatches) in expected {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/{name}.dyn"));
+        let partitioned = generate(&path, Schedule::Partitioned);
+        let got: Vec<(&str, u32)> = partitioned
+            .manifest
+            .entry_points
+            .dispatches
+            .iter()
+            .map(|d| (d.entry_point.as_str(), d.workgroup_size))
+            .collect();
+        assert_eq!(&got, dispatches, "{name}");
+        if dispatches.is_empty() {
+            assert_eq!(partitioned.wgsl, generate(&path, Schedule::Megakernel).wgsl, "{name}");
+        }
+    }
+}

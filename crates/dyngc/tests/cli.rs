@@ -788,6 +788,76 @@ fn run_collatz_end_to_end() {
     assert_eq!(units, 300 + expected.iter().map(|&n| n as u64 + 1).sum::<u64>());
 }
 
+/// `--schedule partitioned` on triangle: both stages become dispatches (the manifest lists them),
+/// and a run at the minimum arena, whose queues hold 4 frames, still sums exactly.
+#[test]
+fn partitioned_schedule_end_to_end() {
+    let d = tmp("partitioned");
+    let built = d.join("built");
+    let out = dyngc(&[
+        "build",
+        example("triangle").to_str().unwrap(),
+        "-o",
+        built.to_str().unwrap(),
+        "--schedule",
+        "partitioned",
+    ]);
+    assert_exit(&out, 0);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(built.join("triangle.manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["executor"]["schedule"], "partitioned");
+    let dispatches: Vec<(&str, u64)> = manifest["entry_points"]["dispatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["entry_point"].as_str().unwrap(),
+                d["workgroup_size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(dispatches, [("dyn_dispatch_element", 64), ("dyn_dispatch_add", 256)]);
+    let out = dyngc(&[
+        "build",
+        example("triangle").to_str().unwrap(),
+        "-o",
+        built.to_str().unwrap(),
+        "--schedule",
+        "spread",
+    ]);
+    assert_exit_says(&out, 2, "invalid value 'spread' for '--schedule <SCHEDULE>'");
+
+    let n = d.join("n.npy");
+    let values: Vec<u32> = (0..500).map(|i| i * 7 % 300).collect();
+    npy(&n, "<u4", &[values.len()], &u32s(&values));
+    let out_dir = d.join("out");
+    let Some(out) = run_on_device(&[
+        "run",
+        example("triangle").to_str().unwrap(),
+        "--schedule",
+        "partitioned",
+        "--input",
+        &format!("n={}", n.display()),
+        "--arena",
+        "min",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--stats=json",
+    ]) else {
+        return;
+    };
+    assert_exit(&out, 0);
+    let (_, sums) = read_npy_u32(&out_dir.join("sums.npy"));
+    let expected: Vec<u32> = values.iter().map(|&v| v * (v + 1) / 2).collect();
+    assert_eq!(sums, expected);
+    let stats: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert!(
+        stats["stats"]["fallback_spawns"].as_u64().unwrap() > 0,
+        "4-frame queues must overflow into direct calls: {stats}"
+    );
+}
+
 #[test]
 fn run_times_out() {
     let d = tmp("run_timeout");
