@@ -16,6 +16,7 @@ pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
         "bfs" => include_str!("../../../examples/bfs.dyn"),
         "bfs_levels" => include_str!("../../../examples/bfs_levels.dyn"),
         "collatz" => include_str!("../../../examples/collatz.dyn"),
+        "row_sum" => include_str!("../../../examples/row_sum.dyn"),
         other => panic!("no example `{other}`"),
     };
     let parsed = dyngc_syntax::parse(source);

@@ -38,7 +38,8 @@ enum Cmd {
 #[derive(clap::Args)]
 pub struct RunArgs {
     /// `workload:size`, repeatable: triangle:1e6 (sum of n), tree:1e5 (nodes, approximately),
-    /// bfs:kron14 / bfs:path1e5 / bfs:star1e5, collatz:1e6 (inputs).
+    /// bfs:kron14 / bfs:path1e5 / bfs:star1e5, collatz:1e6 (inputs), row_sum:kron18 (the rows
+    /// of a Kronecker graph's adjacency matrix).
     #[arg(long = "case", required = true)]
     pub cases: Vec<String>,
     /// Repetitions per method (median and spread are reported).
