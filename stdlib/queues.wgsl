@@ -15,6 +15,7 @@ const DYN_QUEUE_FULL: u32 = 0xFFFFFFFFu;
 // [frame, first index, count] of the chunk a dispatch's workgroup runs next; count 0: drained.
 var<workgroup> dyn_q_take: array<u32, 3>;
 var<workgroup> dyn_q_units: atomic<u32>;
+var<workgroup> dyn_q_last: bool;
 
 fn dyn_queue_word(q: u32, w: u32) -> u32 {
     return DYN_C_QUEUES + q * DYN_QUEUE_WORDS + w;
@@ -85,13 +86,20 @@ fn dyn_queue_take(q: u32, chunk: u32) {
 
 // Every lane of a dispatch, once drained: adds the workgroup's units to the stage's count; the
 // last workgroup to finish empties the queue for the producers of the next chain. (Its
-// indirect arguments were copied before the dispatch began, so it may zero them.)
+// indirect arguments were copied before the dispatch began, so it may zero them.) Release
+// before the count and acquire after it: otherwise a workgroup's last move of the cursor may
+// land after the reset (loom: partitioned_queues_detect_leave_without_barriers).
 fn dyn_queue_leave(q: u32, stage: u32, lid: u32, units: u32, groups: u32) {
     atomicAdd(&dyn_q_units, units);
     workgroupBarrier();
+    storageBarrier();
     if (lid == 0u) {
         atomicAdd(&dyn_control[DYN_C_UNITS + stage], atomicLoad(&dyn_q_units));
-        if (atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 1u) + 1u == groups) {
+        dyn_q_last = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 1u) + 1u == groups;
+    }
+    if (workgroupUniformLoad(&dyn_q_last)) {
+        storageBarrier();
+        if (lid == 0u) {
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], 0u);

@@ -17,6 +17,9 @@
 //! | [`Sys::init_root`]       | `dyn_init`                                                  |
 //! | [`Sys::finish`]          | `dyn_finish`                                                |
 //! | [`Sys::end_round`]       | `dyn_end_round` (and `DYN_CMD_ROUND` in `dyn_main`)        |
+//! | [`Queue::push`]          | `dyn_queue_push` (`stdlib/queues.wgsl`) and the direct call |
+//! | [`Queue::take`]          | `dyn_queue_take`                                            |
+//! | [`Queue::leave`]         | `dyn_queue_leave`                                           |
 //!
 //! Mapping of the memory model:
 //!
@@ -127,6 +130,16 @@ enum Variant {
     /// The worker that ends a graph-level loop gives its `pending` unit back before it sets
     /// `done` (and without a barrier between).
     GiveBackBeforeDone,
+    /// A push that finds a dispatch's queue full keeps its frame count instead of giving it back.
+    QueueKeepsFullCount,
+    /// A dispatch's workgroup claims a chunk with a load and a store instead of a
+    /// compare-and-swap on the frame's `lo`.
+    QueueClaimWithoutCas,
+    /// The first workgroup of a dispatch to finish resets its queue, not the last.
+    QueueResetByFirst,
+    /// A dispatch's workgroups count themselves finished, and the last resets the queue,
+    /// without the `storageBarrier()`s around the count.
+    QueueLeaveWithoutBarriers,
 }
 
 /// The shared state: the control block's words, the ring part of the arena and the marks.
@@ -1103,4 +1116,192 @@ fn graph_level_loop_detects_give_back_before_done() {
     static COV: Coverage = Coverage::new();
     assert!(fails(|| rounds_model(Variant::GiveBackBeforeDone, PREEMPTIONS, &COV)));
     COV.report("graph_level_loop_detects_give_back_before_done");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. partitioned_queues: a dispatched stage's queue (stdlib/queues.wgsl)
+//
+// Producers push frames of `n` indices concurrently; a push that finds the queue full runs its
+// indices itself (the direct call). The dispatch begins after every producer finished (a
+// kernel boundary: the threads are joined), and its workgroups claim chunks concurrently; the
+// last to leave resets the queue for the next chain, which runs the same way again. Every index
+// must run exactly once, and the frame count must never exceed the capacity at rest (the
+// consumer reads that many frames: past the capacity lies the next queue).
+
+const QUEUE_CAP: u32 = 2;
+/// Per producer thread, the sizes of the frames it pushes: more frames than the capacity.
+const QUEUE_PUSHES: [&[u32]; 2] = [&[2, 1], &[2]];
+/// Workgroups of each dispatch.
+const QUEUE_GROUPS: u32 = 2;
+
+struct Queue {
+    variant: Variant,
+    frames: AtomicU32,
+    cursor: AtomicU32,
+    left: AtomicU32,
+    /// Each frame's `lo` and `hi`; `tag` names the push, for the ghost.
+    lo: [AtomicU32; QUEUE_CAP as usize],
+    hi: [AtomicU32; QUEUE_CAP as usize],
+    tag: [AtomicU32; QUEUE_CAP as usize],
+    /// Ghost: (push tag, index) of every index run, by the dispatch or a direct call.
+    ran: Mutex<Vec<(u32, u32)>>,
+}
+
+impl Queue {
+    fn new(variant: Variant) -> Self {
+        Queue {
+            variant,
+            frames: AtomicU32::new(0),
+            cursor: AtomicU32::new(0),
+            left: AtomicU32::new(0),
+            lo: std::array::from_fn(|_| AtomicU32::new(0)),
+            hi: std::array::from_fn(|_| AtomicU32::new(0)),
+            tag: std::array::from_fn(|_| AtomicU32::new(0)),
+            ran: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn push(&self, tag: u32, n: u32) {
+        let i = self.frames.fetch_add(1, R);
+        if i >= QUEUE_CAP {
+            if self.variant != Variant::QueueKeepsFullCount {
+                self.frames.fetch_sub(1, R);
+            }
+            self.ran.lock().unwrap().extend((0..n).map(|k| (tag, k)));
+            return;
+        }
+        let i = i as usize;
+        self.tag[i].store(tag, R);
+        self.lo[i].store(0, R);
+        self.hi[i].store(n, R);
+    }
+
+    /// One claim of at most `chunk` indices: (frame, first index, count), or `None` when drained.
+    fn take(&self, chunk: u32) -> Option<(usize, u32, u32)> {
+        let frames = self.frames.load(R);
+        loop {
+            let c = self.cursor.load(R);
+            if c >= frames {
+                return None;
+            }
+            assert!(c < QUEUE_CAP, "frame {c} read past the queue's capacity");
+            let f = c as usize;
+            let lo = self.lo[f].load(R);
+            let hi = self.hi[f].load(R);
+            if lo >= hi {
+                self.cursor.fetch_max(c + 1, R);
+                continue;
+            }
+            let n = chunk.min(hi - lo);
+            if self.variant == Variant::QueueClaimWithoutCas {
+                self.lo[f].store(lo + n, R);
+                return Some((f, lo, n));
+            }
+            if self.lo[f].compare_exchange(lo, lo + n, R, R).is_ok() {
+                return Some((f, lo, n));
+            }
+        }
+    }
+
+    fn leave(&self, groups: u32) {
+        let fenced = self.variant != Variant::QueueLeaveWithoutBarriers;
+        if fenced {
+            storage_barrier();
+        }
+        let before = self.left.fetch_add(1, R);
+        let reset = match self.variant {
+            Variant::QueueResetByFirst => before == 0,
+            _ => before + 1 == groups,
+        };
+        if reset {
+            if fenced {
+                storage_barrier();
+            }
+            self.frames.store(0, R);
+            self.cursor.store(0, R);
+            self.left.store(0, R);
+        }
+    }
+
+    fn workgroup(&self) {
+        while let Some((f, lo, n)) = self.take(1) {
+            let tag = self.tag[f].load(R);
+            self.ran.lock().unwrap().extend((lo..lo + n).map(|k| (tag, k)));
+        }
+        self.leave(QUEUE_GROUPS);
+    }
+}
+
+fn queue_model(variant: Variant) {
+    builder(PREEMPTIONS).check(move || {
+        let q = Arc::new(Queue::new(variant));
+        // Loom allows four spawned threads: in each phase the main thread is the second party.
+        for chain in 0..2u32 {
+            let push_all = move |q: &Queue, p: usize| {
+                for (j, &n) in QUEUE_PUSHES[p].iter().enumerate() {
+                    q.push(100 * chain + 10 * p as u32 + j as u32, n);
+                }
+            };
+            let producer = {
+                let q = q.clone();
+                thread::spawn(move || push_all(&q, 1))
+            };
+            push_all(&q, 0);
+            producer.join().unwrap();
+            assert!(q.frames.load(R) <= QUEUE_CAP, "frame count past the capacity at rest");
+            let consumer = {
+                let q = q.clone();
+                thread::spawn(move || q.workgroup())
+            };
+            q.workgroup();
+            consumer.join().unwrap();
+            assert_eq!(
+                (q.frames.load(R), q.cursor.load(R), q.left.load(R)),
+                (0, 0, 0),
+                "queue not reset"
+            );
+        }
+        let mut ran = std::mem::take(&mut *q.ran.lock().unwrap());
+        ran.sort_unstable();
+        let mut want: Vec<(u32, u32)> = (0..2u32)
+            .flat_map(|chain| {
+                QUEUE_PUSHES.iter().enumerate().flat_map(move |(p, sizes)| {
+                    sizes
+                        .iter()
+                        .enumerate()
+                        .flat_map(move |(j, &n)| (0..n).map(move |k| (100 * chain + 10 * p as u32 + j as u32, k)))
+                })
+            })
+            .collect();
+        want.sort_unstable();
+        assert_eq!(ran, want, "every index exactly once");
+    });
+}
+
+#[test]
+fn partitioned_queues_exactly_once() {
+    queue_model(Variant::Correct);
+}
+
+#[test]
+fn partitioned_queues_detect_kept_full_count() {
+    assert!(fails(|| queue_model(Variant::QueueKeepsFullCount)));
+}
+
+#[test]
+fn partitioned_queues_detect_claim_without_cas() {
+    assert!(fails(|| queue_model(Variant::QueueClaimWithoutCas)));
+}
+
+#[test]
+fn partitioned_queues_detect_reset_by_first() {
+    assert!(fails(|| queue_model(Variant::QueueResetByFirst)));
+}
+
+/// Without a release before the count and an acquire after it, a workgroup's last move of the
+/// cursor can land after the reset in the cursor's modification order (loom found this in the
+/// first version of `dyn_queue_leave`): the next chain starts past its first frames.
+#[test]
+fn partitioned_queues_detect_leave_without_barriers() {
+    assert!(fails(|| queue_model(Variant::QueueLeaveWithoutBarriers)));
 }
