@@ -4,8 +4,8 @@
 # Writes JSON and a log to $OUT. Two parts, each well under one device call's 10 minutes:
 #   bash bench/h200/run.sh main   # every workload but the large Kronecker graphs
 #   bash bench/h200/run.sh kron   # bfs on Graph500 Kronecker scale 16, 21, 22
-#   bash bench/h200/run.sh schedules   # the megakernel against --schedule partitioned, where
-#                                      # they differ (triangle, row_sum)
+#   bash bench/h200/run.sh rows   # row_sum (a wide stage): megakernel against partitioned
+# (main runs triangle under both schedules too: dyngc-partitioned is a default method)
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 for f in bench/h200/carry/*.deb; do dpkg -x "$f" /; done
@@ -20,10 +20,9 @@ case "${1:-}" in
            --case bfs:star1e6 --case collatz:1e6) ;;
   kron)
     cases=(--case bfs:kron16 --case bfs:kron21 --case bfs:kron22) ;;
-  schedules)
-    cases=(--case triangle:1e6 --case triangle:1e8 --case triangle:1e9 --case row_sum:kron16
-           --case row_sum:kron20 --methods static,dyngc,dyngc-partitioned --arenas min,x16,x256,256M) ;;
-  *) echo "usage: $0 main|kron|schedules" >&2; exit 2 ;;
+  rows)
+    cases=(--case row_sum:kron16 --case row_sum:kron18 --case row_sum:kron20 --methods cpu,dyngc,dyngc-partitioned) ;;
+  *) echo "usage: $0 main|kron|rows" >&2; exit 2 ;;
 esac
 "$bin" "${common[@]}" "${cases[@]}" --note "bench/h200/run.sh $1" --out "$OUT/h200-third-$1.json" 2>&1 |
   tee "$OUT/h200-third-$1.log"
