@@ -60,27 +60,31 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
 
 // Lane 0 of a dispatch: claims the next `chunk` indices of queue q into dyn_q_take, frames in
 // order, each frame's `lo` shared by compare-and-swap. No producer of q runs meanwhile, so the
-// frame count is fixed; every turn of the loop either claims, or sees another workgroup advance.
+// frame count and each frame's `hi` are fixed. The loop goes on only with values read by
+// read-modify-writes: a plain load may return a stale value for as long as it likes (OpenGL on
+// an NVIDIA H200 hung in a loop that reloaded `lo`), while every failed compare-and-swap returns
+// a newer `lo` and every cursor move a newer cursor, so the loop ends.
 fn dyn_queue_take(q: u32, chunk: u32) {
     let frames = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)]);
+    var c = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)]);
     loop {
-        let c = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)]);
         if (c >= frames) {
             dyn_q_take = array<u32, 3>(0u, 0u, 0u);
             return;
         }
         let f = dyn_queue_frame(q, c);
-        let lo = atomicLoad(&dyn_arena[f + 1u]);
         let hi = atomicLoad(&dyn_arena[f + 2u]);
-        if (lo >= hi) {
-            atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], c + 1u);
-            continue;
+        var lo = atomicLoad(&dyn_arena[f + 1u]);
+        while (lo < hi) {
+            let n = min(chunk, hi - lo);
+            let r = atomicCompareExchangeWeak(&dyn_arena[f + 1u], lo, lo + n);
+            if (r.exchanged) {
+                dyn_q_take = array<u32, 3>(f, lo, n);
+                return;
+            }
+            lo = r.old_value;
         }
-        let n = min(chunk, hi - lo);
-        if (atomicCompareExchangeWeak(&dyn_arena[f + 1u], lo, lo + n).exchanged) {
-            dyn_q_take = array<u32, 3>(f, lo, n);
-            return;
-        }
+        c = max(atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], c + 1u), c + 1u);
     }
 }
 

@@ -1177,29 +1177,30 @@ impl Queue {
     }
 
     /// One claim of at most `chunk` indices: (frame, first index, count), or `None` when drained.
+    /// As in the WGSL, the loop only goes on with values read by read-modify-writes.
     fn take(&self, chunk: u32) -> Option<(usize, u32, u32)> {
         let frames = self.frames.load(R);
+        let mut c = self.cursor.load(R);
         loop {
-            let c = self.cursor.load(R);
             if c >= frames {
                 return None;
             }
             assert!(c < QUEUE_CAP, "frame {c} read past the queue's capacity");
             let f = c as usize;
-            let lo = self.lo[f].load(R);
             let hi = self.hi[f].load(R);
-            if lo >= hi {
-                self.cursor.fetch_max(c + 1, R);
-                continue;
+            let mut lo = self.lo[f].load(R);
+            while lo < hi {
+                let n = chunk.min(hi - lo);
+                if self.variant == Variant::QueueClaimWithoutCas {
+                    self.lo[f].store(lo + n, R);
+                    return Some((f, lo, n));
+                }
+                match self.lo[f].compare_exchange(lo, lo + n, R, R) {
+                    Ok(_) => return Some((f, lo, n)),
+                    Err(newer) => lo = newer,
+                }
             }
-            let n = chunk.min(hi - lo);
-            if self.variant == Variant::QueueClaimWithoutCas {
-                self.lo[f].store(lo + n, R);
-                return Some((f, lo, n));
-            }
-            if self.lo[f].compare_exchange(lo, lo + n, R, R).is_ok() {
-                return Some((f, lo, n));
-            }
+            c = self.cursor.fetch_max(c + 1, R).max(c + 1);
         }
     }
 
