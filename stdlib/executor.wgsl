@@ -246,10 +246,15 @@ fn dyn_prescan(me: u32, lid: u32) {
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
         let size = atomicLoad(&dyn_arena[g + 2u]) - atomicLoad(&dyn_arena[g + 1u]);
-        let stage = atomicLoad(&dyn_arena[g]) & 0xFFFFu;
         dyn_wg_sizes[lid] = size;
-        dyn_wg_stages[lid] = stage;
-        if (size > 1u || dyn_width(stage) > 1u) {
+        // Stages matter only to programs with a wide stage: no load for the others.
+        var wide = false;
+        if (DYN_WIDE) {
+            let stage = atomicLoad(&dyn_arena[g]) & 0xFFFFu;
+            dyn_wg_stages[lid] = stage;
+            wide = dyn_width(stage) > 1u;
+        }
+        if (size > 1u || wide) {
             atomicMin(&dyn_wg_scan_run, lid);
         }
     }
@@ -265,7 +270,7 @@ fn dyn_pack_ranges() -> bool {
     var frames = 0u;
     for (; frames < n; frames++) {
         let size = dyn_wg_sizes[frames];
-        if (size <= 1u || count + size > DYN_BATCH || dyn_width(dyn_wg_stages[frames]) > 1u) {
+        if (size <= 1u || count + size > DYN_BATCH || (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u)) {
             break;
         }
         count += size;
@@ -346,9 +351,16 @@ fn dyn_plan(me: u32) {
     let f = dyn_stack_frame(me, top);
     let lo = atomicLoad(&dyn_arena[f + 1u]);
     var hi = atomicLoad(&dyn_arena[f + 2u]);
-    let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+    // The stage: for a range (is it a leaf?) and, in programs with a wide stage, for singles too.
+    var stage = 0u;
+    if (DYN_WIDE || hi - lo > 1u) {
+        stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+    }
     // Units of a wide stage per batch; its batches hold that one stage only.
-    let groups = dyn_wide_groups(stage);
+    var groups = 0u;
+    if (DYN_WIDE) {
+        groups = dyn_wide_groups(stage);
+    }
     if (hi - lo > 1u) {
         // A fan-out range: lend its upper half to idle workers when the ring has room (lazy
         // binary splitting), then run the next chunk of the lower half.

@@ -126,8 +126,9 @@ pub fn run(
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;
     let control_words = exec.manifest().executor.control.words as u64;
-    // Every binding's buffer, the 12-byte indirect buffer and the control readback buffer.
-    let peak = plan.buffers.iter().map(|b| b.alloc).sum::<u64>() + 12 + control_words * 4;
+    // Every binding's buffer, the indirect buffer (12 bytes per kernel) and the control readback.
+    let kernels = 1 + m.entry_points.dispatches.len() as u64;
+    let peak = plan.buffers.iter().map(|b| b.alloc).sum::<u64>() + 12 * kernels + control_words * 4;
     Ok(DynRun {
         secs: times.wall,
         gpu_secs: times.gpu,

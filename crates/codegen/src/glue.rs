@@ -240,6 +240,10 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
         }}
         let f = take[0];
         {run}
+        // All lanes are done with `take` before lane 0 claims the next chunk into dyn_q_take.
+        // (Without this barrier OpenGL on an NVIDIA H200 hung once a dispatch had a few
+        // workgroups; bench/results/h200-partitioned-hang.md.)
+        workgroupBarrier();
     }}
     dyn_queue_leave({q}u, {stage}u, lid, units, groups.x);
 }}
@@ -361,6 +365,11 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
         );
         f
     };
+    let _ = writeln!(
+        out,
+        "const DYN_WIDE: bool = {};\n",
+        program.stages.iter().any(|s| s.width > 1)
+    );
     out.push_str(&per_stage("dyn_width", &|id| program.stages[id].width, 1));
     // Units of a wide stage in one batch (0 for a one-lane stage).
     out.push_str(&per_stage(
