@@ -594,7 +594,7 @@ fn dyn_stage_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
 }
 
 fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
-    if (!dyn_lane_active) {
+    if (DYN_WIDE && !dyn_lane_active) {
         return DYN_SCRATCH;
     }
     let j = atomicAdd(&dyn_wg_n_child, 1u);
@@ -617,7 +617,7 @@ fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
 // Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry
 // is staged as a hint (a full staging area or ring leaves the mark for the sweep).
 fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
-    if (!dyn_lane_active) {
+    if (DYN_WIDE && !dyn_lane_active) {
         return;
     }
     if (key >= domain) {
@@ -771,7 +771,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
                 atomicStore(&dyn_control[DYN_C_PENDING], 0u);
             }
         } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE || cmd[0] == DYN_CMD_PACK || cmd[0] >= DYN_CMD_WIDE) {
-            if (cmd[0] >= DYN_CMD_WIDE) {
+            // (DYN_WIDE: a program without wide stages compiles without the wide path.)
+            if (DYN_WIDE && cmd[0] >= DYN_CMD_WIDE) {
                 dyn_run_wide(me, lid, cmd);
             } else {
                 dyn_run_lane(me, lid, cmd);
