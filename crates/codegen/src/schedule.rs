@@ -111,3 +111,15 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
             .collect(),
     }
 }
+
+/// The default schedule for `program` (`--schedule auto`): partitioned when it dispatches every
+/// stage (a graph on no cycle, without wide stages), else the megakernel. On the H200 the
+/// partitioned triangle was faster at every arena but the largest, and row_sum (a wide stage
+/// dispatched, the rest persistent) was as fast or slower; docs/performance.md has the numbers.
+pub fn auto(program: &Program) -> Schedule {
+    if partition(program, Schedule::Partitioned).dispatches.len() == program.stages.len() {
+        Schedule::Partitioned
+    } else {
+        Schedule::Megakernel
+    }
+}

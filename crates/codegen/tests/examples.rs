@@ -3,16 +3,19 @@
 use dyngc_codegen::Schedule;
 use std::path::Path;
 
-fn generate(path: &Path, schedule: Schedule) -> dyngc_codegen::Artifact {
+fn check(path: &Path) -> dyngc_ir::Program {
     let source = std::fs::read_to_string(path).unwrap();
     let parsed = dyngc_syntax::parse(&source);
     assert!(parsed.diagnostics.is_empty(), "{path:?}: {:#?}", parsed.diagnostics);
     let name = path.file_stem().unwrap().to_str().unwrap();
     let checked = dyngc_ir::check(&parsed.file, &source, name);
-    let program = checked
+    checked
         .program
-        .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics));
-    dyngc_codegen::generate(&program, schedule).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
+        .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics))
+}
+
+fn generate(path: &Path, schedule: Schedule) -> dyngc_codegen::Artifact {
+    dyngc_codegen::generate(&check(path), schedule).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
 }
 
 fn examples() -> Vec<std::path::PathBuf> {
@@ -87,6 +90,14 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
             .map(|d| (d.entry_point.as_str(), d.workgroup_size))
             .collect();
         assert_eq!(&got, dispatches, "{name}");
+        // The default: partitioned exactly when every stage is dispatched.
+        let every = dispatches.len() == partitioned.manifest.stages.len();
+        let want = if every {
+            Schedule::Partitioned
+        } else {
+            Schedule::Megakernel
+        };
+        assert_eq!(dyngc_codegen::auto_schedule(&check(&path)), want, "{name}");
         if dispatches.is_empty() {
             assert_eq!(partitioned.wgsl, generate(&path, Schedule::Megakernel).wgsl, "{name}");
         }

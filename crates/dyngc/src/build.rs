@@ -15,7 +15,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 
 pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
     let src = Source::read(&args.file)?;
-    let (_, artifact) = src.build(ctx, "build", args.schedule.into())?;
+    let (_, artifact) = src.build(ctx, "build", args.schedule)?;
     let dir = &args.out_dir;
     std::fs::create_dir_all(dir).map_err(|e| {
         Failure::usage(format!(
@@ -41,11 +41,16 @@ pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
             EmitTarget::Hlsl => (Emit::Hlsl, "hlsl"),
             EmitTarget::Glsl => (Emit::Glsl, "comp.glsl"),
         };
-        let bytes = dyngc_codegen::emit(&artifact, emit)
+        let outputs = dyngc_codegen::emit(&artifact, emit)
             .map_err(|e| Failure::failed(format!("could not translate `{}` to {ext}: {e}", src.display)))?;
-        let path = dir.join(format!("{name}.{ext}"));
-        write(&path, &bytes)?;
-        written.push(path);
+        for (entry_point, bytes) in outputs {
+            let path = match entry_point {
+                Some(ep) => dir.join(format!("{name}.{ep}.{ext}")),
+                None => dir.join(format!("{name}.{ext}")),
+            };
+            write(&path, &bytes)?;
+            written.push(path);
+        }
     }
     for p in &written {
         outln!("wrote {}", p.display());

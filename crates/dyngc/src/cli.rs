@@ -120,22 +120,25 @@ pub enum EmitTarget {
     Msl,
     /// HLSL (NAME.hlsl).
     Hlsl,
-    /// GLSL compute shader (NAME.comp.glsl).
+    /// GLSL compute shaders, one per entry point (NAME.ENTRY.comp.glsl).
     Glsl,
 }
 
 /// How stages map to kernels (docs/executor.md, "Partitioned schedule").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleChoice {
+    /// Partitioned when every stage can be dispatched (a graph on no cycle), else megakernel.
+    Auto,
     /// One persistent kernel runs every stage.
     Megakernel,
     /// Stages on no cycle and upstream of none become dispatches with their own workgroup size.
     Partitioned,
 }
 
-impl From<ScheduleChoice> for dyngc_codegen::Schedule {
-    fn from(c: ScheduleChoice) -> Self {
-        match c {
+impl ScheduleChoice {
+    pub fn resolve(self, program: &dyngc_ir::Program) -> dyngc_codegen::Schedule {
+        match self {
+            ScheduleChoice::Auto => dyngc_codegen::auto_schedule(program),
             ScheduleChoice::Megakernel => dyngc_codegen::Schedule::Megakernel,
             ScheduleChoice::Partitioned => dyngc_codegen::Schedule::Partitioned,
         }
@@ -154,7 +157,7 @@ pub struct BuildArgs {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TARGETS")]
     pub emit: Vec<EmitTarget>,
     /// How stages map to kernels.
-    #[arg(long, value_enum, default_value_t = ScheduleChoice::Megakernel)]
+    #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
     pub schedule: ScheduleChoice,
 }
 
@@ -195,6 +198,6 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 600.0)]
     pub timeout: f64,
     /// How stages map to kernels.
-    #[arg(long, value_enum, default_value_t = ScheduleChoice::Megakernel)]
+    #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
     pub schedule: ScheduleChoice,
 }

@@ -1,8 +1,9 @@
 //! From a path to a checked program and a generated artifact, reporting diagnostics on the way.
 
+use crate::cli::ScheduleChoice;
 use crate::diag::Ctx;
 use crate::Failure;
-use dyngc_codegen::{Artifact, Schedule};
+use dyngc_codegen::Artifact;
 use dyngc_ir::Program;
 use dyngc_syntax::Diagnostic;
 use std::path::Path;
@@ -61,10 +62,10 @@ impl Source {
     }
 
     /// Checks, generates and reports.
-    pub fn build(&self, ctx: &Ctx, verb: &str, schedule: Schedule) -> Result<(Program, Artifact), Failure> {
+    pub fn build(&self, ctx: &Ctx, verb: &str, schedule: ScheduleChoice) -> Result<(Program, Artifact), Failure> {
         let (program, mut diagnostics) = self.check();
         let artifact = match &program {
-            Some(p) => match dyngc_codegen::generate(p, schedule) {
+            Some(p) => match dyngc_codegen::generate(p, schedule.resolve(p)) {
                 Ok(a) => Some(a),
                 Err(ds) => {
                     diagnostics.extend(ds);

@@ -124,7 +124,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         )));
     }
     let src = Source::read(&args.file)?;
-    let (_, artifact) = src.build(ctx, "run", args.schedule.into())?;
+    let (_, artifact) = src.build(ctx, "run", args.schedule)?;
     let manifest = &artifact.manifest;
 
     // Everything about the command line is checked before a device is opened.

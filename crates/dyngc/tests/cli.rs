@@ -520,7 +520,7 @@ fn build_writes_wgsl_and_manifest() {
         stdout.contains(&format!("({} bytes)", manifest.executor.arena.min_bytes)),
         "{stdout}"
     );
-    for ext in ["spv", "metal", "hlsl", "comp.glsl"] {
+    for ext in ["spv", "metal", "hlsl", "dyn_init.comp.glsl", "dyn_main.comp.glsl"] {
         let p = out_dir.join(format!("bfs.{ext}"));
         assert!(
             std::fs::metadata(&p).map(|m| m.len() > 0).unwrap_or(false),
@@ -827,6 +827,33 @@ fn partitioned_schedule_end_to_end() {
         "spread",
     ]);
     assert_exit_says(&out, 2, "invalid value 'spread' for '--schedule <SCHEDULE>'");
+    // The default, `auto`: partitioned for triangle (on no cycle), the megakernel for collatz;
+    // GLSL gets one shader per entry point, dispatches included.
+    let auto = d.join("auto");
+    for name in ["triangle", "collatz"] {
+        let out = dyngc(&[
+            "build",
+            example(name).to_str().unwrap(),
+            "-o",
+            auto.to_str().unwrap(),
+            "--emit",
+            "glsl",
+        ]);
+        assert_exit(&out, 0);
+    }
+    let schedule = |name: &str| {
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(auto.join(format!("{name}.manifest.json"))).unwrap()).unwrap();
+        m["executor"]["schedule"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        (schedule("triangle").as_str(), schedule("collatz").as_str()),
+        ("partitioned", "megakernel")
+    );
+    for entry in ["dyn_init", "dyn_main", "dyn_dispatch_element", "dyn_dispatch_add"] {
+        let glsl = std::fs::read_to_string(auto.join(format!("triangle.{entry}.comp.glsl"))).unwrap();
+        assert!(glsl.contains("void main()"), "{entry}: {glsl}");
+    }
 
     let n = d.join("n.npy");
     let values: Vec<u32> = (0..500).map(|i| i * 7 % 300).collect();
