@@ -7,15 +7,18 @@
 // Queue q's control block, DYN_QUEUE_WORDS words from DYN_C_QUEUES + q * DYN_QUEUE_WORDS:
 const DYN_Q_ARGS: u32 = 0u;    // x, y, z: the indirect arguments of the queue's next dispatch
 const DYN_Q_FRAMES: u32 = 3u;  // frames taken (never above the ring's slot count at rest)
-const DYN_Q_CURSOR: u32 = 4u;  // the frame being drained
+const DYN_Q_CURSOR: u32 = 4u;  // the next frame a workgroup takes (past the count once drained)
 const DYN_Q_CHUNKS: u32 = 5u;  // chunks queued since the last dispatch: its workgroup count
 const DYN_Q_LEFT: u32 = 6u;    // workgroups of the running dispatch that have finished
+const DYN_Q_HELP: u32 = 7u;    // 1 + a frame whose owner wants help (bigger than a chunk), or 0
 const DYN_QUEUE_FULL: u32 = 0xFFFFFFFFu;
 
 // [frame, first index, count] of the chunk a dispatch's workgroup runs next; count 0: drained.
 var<workgroup> dyn_q_take: array<u32, 3>;
 var<workgroup> dyn_q_units: atomic<u32>;
 var<workgroup> dyn_q_last: bool;
+// 1 + the frame this workgroup is draining (its own, or one it helps), or 0. Lane 0 only.
+var<workgroup> dyn_q_cur: u32;
 
 fn dyn_queue_word(q: u32, w: u32) -> u32 {
     return DYN_C_QUEUES + q * DYN_QUEUE_WORDS + w;
@@ -58,33 +61,49 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
     return f + DYN_FRAME_HEADER;
 }
 
-// Lane 0 of a dispatch: claims the next `chunk` indices of queue q into dyn_q_take, frames in
-// order, each frame's `lo` shared by compare-and-swap. No producer of q runs meanwhile, so the
-// frame count and each frame's `hi` are fixed. The loop goes on only with values read by
-// read-modify-writes: a plain load may return a stale value for as long as it likes (OpenGL on
-// an NVIDIA H200 hung in a loop that reloaded `lo`), while every failed compare-and-swap returns
-// a newer `lo` and every cursor move a newer cursor, so the loop ends.
+// Lane 0 of a dispatch: claims the next `chunk` indices of queue q into dyn_q_take. A workgroup
+// takes a frame of its own with one atomicAdd on the cursor (no two workgroups fight over one
+// frame, so thousands of small frames cost one atomic each); a frame bigger than a chunk is
+// advertised in the HELP word, and workgroups that find no new frame help drain it. Within a
+// frame, indices are claimed by compare-and-swap on its `lo`. No producer of q runs meanwhile, so
+// the frame count and each frame's `hi` are fixed. The loop goes on only with values read by
+// read-modify-writes: a plain load may return a stale value for as long as it likes (a loop that
+// reloaded `lo` hung OpenGL on an NVIDIA H200).
 fn dyn_queue_take(q: u32, chunk: u32) {
     let frames = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)]);
-    var c = atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)]);
     loop {
-        if (c >= frames) {
+        if (dyn_q_cur != 0u) {
+            let f = dyn_queue_frame(q, dyn_q_cur - 1u);
+            let hi = atomicLoad(&dyn_arena[f + 2u]);
+            var lo = atomicLoad(&dyn_arena[f + 1u]);
+            while (lo < hi) {
+                let n = min(chunk, hi - lo);
+                let r = atomicCompareExchangeWeak(&dyn_arena[f + 1u], lo, lo + n);
+                if (r.exchanged) {
+                    dyn_q_take = array<u32, 3>(f, lo, n);
+                    return;
+                }
+                lo = r.old_value;
+            }
+            // Drained: stop advertising it (unless another frame is advertised by now).
+            atomicCompareExchangeWeak(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], dyn_q_cur, 0u);
+            dyn_q_cur = 0u;
+        }
+        let c = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], 1u);
+        if (c < frames) {
+            dyn_q_cur = c + 1u;
+            if (atomicLoad(&dyn_arena[dyn_queue_frame(q, c) + 2u]) > chunk) {
+                atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], c + 1u);
+            }
+            continue;
+        }
+        // No new frame: help the advertised one (read by a read-modify-write), or finish.
+        let help = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], 0u);
+        if (help == 0u) {
             dyn_q_take = array<u32, 3>(0u, 0u, 0u);
             return;
         }
-        let f = dyn_queue_frame(q, c);
-        let hi = atomicLoad(&dyn_arena[f + 2u]);
-        var lo = atomicLoad(&dyn_arena[f + 1u]);
-        while (lo < hi) {
-            let n = min(chunk, hi - lo);
-            let r = atomicCompareExchangeWeak(&dyn_arena[f + 1u], lo, lo + n);
-            if (r.exchanged) {
-                dyn_q_take = array<u32, 3>(f, lo, n);
-                return;
-            }
-            lo = r.old_value;
-        }
-        c = max(atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], c + 1u), c + 1u);
+        dyn_q_cur = help;
     }
 }
 
@@ -108,6 +127,7 @@ fn dyn_queue_leave(q: u32, stage: u32, lid: u32, units: u32, groups: u32) {
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 0u);
+            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], 0u);
         }
     }

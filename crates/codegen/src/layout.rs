@@ -25,8 +25,8 @@ pub const FRAME_HEADER_WORDS: u32 = 4;
 pub const DEFAULT_WORKERS: u32 = 64;
 pub const DEFAULT_FUEL: u32 = 4096;
 pub const CHAIN_LENGTH: u32 = 16;
-/// Control words of one dispatched stage's queue: indirect `x, y, z`, frames taken, the frame
-/// being drained, chunks queued, workgroups finished, and one spare to keep blocks aligned.
+/// Control words of one dispatched stage's queue: indirect `x, y, z`, frames taken, the next
+/// frame to take, chunks queued, workgroups finished, and the frame that wants help.
 pub const QUEUE_WORDS: u32 = 8;
 /// Most workgroups a dispatch gets (WebGPU's guaranteed `maxComputeWorkgroupsPerDimension`).
 pub const MAX_DISPATCH_GROUPS: u32 = 65535;

@@ -1139,6 +1139,7 @@ struct Queue {
     frames: AtomicU32,
     cursor: AtomicU32,
     left: AtomicU32,
+    help: AtomicU32,
     /// Each frame's `lo` and `hi`; `tag` names the push, for the ghost.
     lo: [AtomicU32; QUEUE_CAP as usize],
     hi: [AtomicU32; QUEUE_CAP as usize],
@@ -1154,6 +1155,7 @@ impl Queue {
             frames: AtomicU32::new(0),
             cursor: AtomicU32::new(0),
             left: AtomicU32::new(0),
+            help: AtomicU32::new(0),
             lo: std::array::from_fn(|_| AtomicU32::new(0)),
             hi: std::array::from_fn(|_| AtomicU32::new(0)),
             tag: std::array::from_fn(|_| AtomicU32::new(0)),
@@ -1177,30 +1179,43 @@ impl Queue {
     }
 
     /// One claim of at most `chunk` indices: (frame, first index, count), or `None` when drained.
-    /// As in the WGSL, the loop only goes on with values read by read-modify-writes.
-    fn take(&self, chunk: u32) -> Option<(usize, u32, u32)> {
+    /// `cur` is the workgroup's `dyn_q_cur`. As in the WGSL, the loop only goes on with values
+    /// read by read-modify-writes.
+    fn take(&self, chunk: u32, cur: &mut u32) -> Option<(usize, u32, u32)> {
         let frames = self.frames.load(R);
-        let mut c = self.cursor.load(R);
         loop {
-            if c >= frames {
+            if *cur != 0 {
+                let f = (*cur - 1) as usize;
+                let hi = self.hi[f].load(R);
+                let mut lo = self.lo[f].load(R);
+                while lo < hi {
+                    let n = chunk.min(hi - lo);
+                    if self.variant == Variant::QueueClaimWithoutCas {
+                        self.lo[f].store(lo + n, R);
+                        return Some((f, lo, n));
+                    }
+                    match self.lo[f].compare_exchange(lo, lo + n, R, R) {
+                        Ok(_) => return Some((f, lo, n)),
+                        Err(newer) => lo = newer,
+                    }
+                }
+                let _ = self.help.compare_exchange(*cur, 0, R, R);
+                *cur = 0;
+            }
+            let c = self.cursor.fetch_add(1, R);
+            if c < frames {
+                assert!(c < QUEUE_CAP, "frame {c} read past the queue's capacity");
+                *cur = c + 1;
+                if self.hi[c as usize].load(R) > chunk {
+                    self.help.store(c + 1, R);
+                }
+                continue;
+            }
+            let help = self.help.fetch_add(0, R);
+            if help == 0 {
                 return None;
             }
-            assert!(c < QUEUE_CAP, "frame {c} read past the queue's capacity");
-            let f = c as usize;
-            let hi = self.hi[f].load(R);
-            let mut lo = self.lo[f].load(R);
-            while lo < hi {
-                let n = chunk.min(hi - lo);
-                if self.variant == Variant::QueueClaimWithoutCas {
-                    self.lo[f].store(lo + n, R);
-                    return Some((f, lo, n));
-                }
-                match self.lo[f].compare_exchange(lo, lo + n, R, R) {
-                    Ok(_) => return Some((f, lo, n)),
-                    Err(newer) => lo = newer,
-                }
-            }
-            c = self.cursor.fetch_max(c + 1, R).max(c + 1);
+            *cur = help;
         }
     }
 
@@ -1221,11 +1236,13 @@ impl Queue {
             self.frames.store(0, R);
             self.cursor.store(0, R);
             self.left.store(0, R);
+            self.help.store(0, R);
         }
     }
 
     fn workgroup(&self) {
-        while let Some((f, lo, n)) = self.take(1) {
+        let mut cur = 0;
+        while let Some((f, lo, n)) = self.take(1, &mut cur) {
             let tag = self.tag[f].load(R);
             self.ran.lock().unwrap().extend((lo..lo + n).map(|k| (tag, k)));
         }
@@ -1257,8 +1274,8 @@ fn queue_model(variant: Variant) {
             q.workgroup();
             consumer.join().unwrap();
             assert_eq!(
-                (q.frames.load(R), q.cursor.load(R), q.left.load(R)),
-                (0, 0, 0),
+                (q.frames.load(R), q.cursor.load(R), q.left.load(R), q.help.load(R)),
+                (0, 0, 0, 0),
                 "queue not reset"
             );
         }
