@@ -54,6 +54,10 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
     atomicStore(&dyn_arena[f + 1u], 0u);
     atomicStore(&dyn_arena[f + 2u], n);
     atomicStore(&dyn_arena[f + 3u], 0u);
+    if (n > chunk) {
+        // Advertised before the dispatch starts, so its first workgroups do not leave early.
+        atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], i + 1u);
+    }
     let chunks = n / chunk + select(0u, 1u, n % chunk != 0u);
     let queued = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], chunks) + chunks;
     atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], min(queued, DYN_MAX_DISPATCH_GROUPS));

@@ -1176,6 +1176,10 @@ impl Queue {
         self.tag[i].store(tag, R);
         self.lo[i].store(0, R);
         self.hi[i].store(n, R);
+        // Chunks of one index here: every frame of two is advertised.
+        if n > 1 {
+            self.help.store(i as u32 + 1, R);
+        }
     }
 
     /// One claim of at most `chunk` indices: (frame, first index, count), or `None` when drained.
