@@ -112,14 +112,14 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     }
 }
 
-/// The default schedule for `program` (`--schedule auto`): partitioned when it dispatches every
-/// stage (a graph on no cycle, without wide stages), else the megakernel. On the H200 the
-/// partitioned triangle was faster at every arena but the largest, and row_sum (a wide stage
-/// dispatched, the rest persistent) was as fast or slower; docs/performance.md has the numbers.
+/// The default schedule for `program` (`--schedule auto`): partitioned when it dispatches any
+/// stage, else the megakernel (the two then build the same kernels; the manifest says which). On
+/// the H200 the partitioned triangle and row_sum were as fast or faster at every arena
+/// (docs/performance.md, "Schedules").
 pub fn auto(program: &Program) -> Schedule {
-    if partition(program, Schedule::Partitioned).dispatches.len() == program.stages.len() {
-        Schedule::Partitioned
-    } else {
+    if partition(program, Schedule::Partitioned).dispatches.is_empty() {
         Schedule::Megakernel
+    } else {
+        Schedule::Partitioned
     }
 }

@@ -127,7 +127,7 @@ pub enum EmitTarget {
 /// How stages map to kernels (docs/executor.md, "Partitioned schedule").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScheduleChoice {
-    /// Partitioned when every stage can be dispatched (a graph on no cycle), else megakernel.
+    /// Partitioned when some stage can be dispatched, else megakernel (the same kernels then).
     Auto,
     /// One persistent kernel runs every stage.
     Megakernel,
