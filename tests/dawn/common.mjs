@@ -198,3 +198,23 @@ export async function createPipelines(device, m, code, wgslPath, fail) {
     return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main), dispatches };
   }, fail);
 }
+
+// The indirect buffer's size: three words for `main`, then three for each of the partitioned
+// schedule's dispatches (`entry_points.dispatches`, absent for the megakernel schedule).
+export function indirectBytes(m) {
+  return 12 * (1 + (m.entry_points.dispatches ?? []).length);
+}
+
+// One launch: `main`, then each dispatch in order, each after a copy of its own three indirect
+// words from the control block (docs/manifest.md, the launch protocol, step 5).
+export function recordLaunch(enc, m, pipelines, run) {
+  const kernels = [{ pipeline: pipelines.main, args: m.executor.control.indirect_args }, ...pipelines.dispatches];
+  kernels.forEach((k, j) => {
+    enc.copyBufferToBuffer(run.control, k.args * 4, run.indirect, 12 * j, 12);
+    const pass = enc.beginComputePass({ label: 'dyngc kernel' });
+    pass.setPipeline(k.pipeline);
+    run.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
+    pass.dispatchWorkgroupsIndirect(run.indirect, 12 * j);
+    pass.end();
+  });
+}

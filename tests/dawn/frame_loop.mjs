@@ -47,7 +47,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  EXIT_GPU, EXIT_KERNEL, EXIT_TIMEOUT, EXIT_USAGE, createPipelines, evalRule, openDevice, parseFlags, readArtifact, readJson,
+  EXIT_GPU, EXIT_KERNEL, EXIT_TIMEOUT, EXIT_USAGE, createPipelines, evalRule, indirectBytes, openDevice, parseFlags,
+  readArtifact, readJson, recordLaunch,
 } from './common.mjs';
 
 // The report, written on success and on failure (`finish`).
@@ -256,21 +257,14 @@ function createRun(device, m, pipelines, cfg, frame, params, arenaBytes) {
     frame, params, arenaBytes, requested, workers: l.workers, ring: l.ring,
     buffers, bindGroups, outputs, submissions: 0, submittedAt: performance.now(),
     control: role('control'), arena: role('arena'), marks: m.bindings.some((b) => b.role === 'marks') ? role('marks') : null,
-    indirect: device.createBuffer({ label: `frame ${frame} indirect`, size: 12, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST }),
+    indirect: device.createBuffer({ label: `frame ${frame} indirect`, size: indirectBytes(m), usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST }),
     readback: device.createBuffer({ label: `frame ${frame} readback`, size: readbackBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST }),
   };
 }
 
 function recordChain(enc, m, pipelines, cfg, run) {
   const chain = cfg.chain ?? m.executor.defaults.chain_length;
-  for (let i = 0; i < chain; i++) {
-    enc.copyBufferToBuffer(run.control, C.indirect_args * 4, run.indirect, 0, 12);
-    const pass = enc.beginComputePass();
-    pass.setPipeline(pipelines.main);
-    run.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
-    pass.dispatchWorkgroupsIndirect(run.indirect, 0);
-    pass.end();
-  }
+  for (let i = 0; i < chain; i++) recordLaunch(enc, m, pipelines, run);
 }
 
 function recordStart(enc, m, pipelines, cfg, run) {

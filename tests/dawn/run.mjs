@@ -41,7 +41,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  EXIT_GPU, EXIT_KERNEL, EXIT_TIMEOUT, EXIT_USAGE, createPipelines, evalRule, openDevice, parseFlags, readArtifact, scoped,
+  EXIT_GPU, EXIT_KERNEL, EXIT_TIMEOUT, EXIT_USAGE, createPipelines, evalRule, indirectBytes, openDevice, parseFlags,
+  readArtifact, recordLaunch, scoped,
   showRule,
 } from './common.mjs';
 
@@ -296,9 +297,7 @@ function allocate(device, m, p, layouts) {
     entries: m.bindings.map((b, i) => [b, i]).filter(([b]) => b.group === g)
       .map(([b, i]) => ({ binding: b.binding, resource: { buffer: buffers[i], offset: 0, size: p.buffers[i].alloc } })),
   }));
-  // Three words for `main`, then three for each of the partitioned schedule's dispatches.
-  const kernels = 1 + (m.entry_points.dispatches ?? []).length;
-  const indirect = device.createBuffer({ label: 'indirect args', size: 12 * kernels, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+  const indirect = device.createBuffer({ label: 'indirect args', size: indirectBytes(m), usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
   const readback = device.createBuffer({ label: 'control readback', size: m.executor.control.words * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   return {
     buffers, bindGroups, indirect, readback,
@@ -321,18 +320,7 @@ function record(device, m, p, r, pipelines, first) {
     pass.dispatchWorkgroups(1, 1, 1);
     pass.end();
   }
-  // `main`, then each dispatch, each with its own indirect arguments copied from the control block.
-  const kernels = [{ pipeline: pipelines.main, args: m.executor.control.indirect_args }, ...pipelines.dispatches];
-  for (let i = 0; i < p.chain; i++) {
-    kernels.forEach((k, j) => {
-      enc.copyBufferToBuffer(r.control, k.args * 4, r.indirect, 12 * j, 12);
-      const pass = enc.beginComputePass({ label: 'dyngc kernel' });
-      pass.setPipeline(k.pipeline);
-      bind(pass);
-      pass.dispatchWorkgroupsIndirect(r.indirect, 12 * j);
-      pass.end();
-    });
-  }
+  for (let i = 0; i < p.chain; i++) recordLaunch(enc, m, pipelines, r);
   enc.copyBufferToBuffer(r.control, 0, r.readback, 0, m.executor.control.words * 4);
   return enc.finish();
 }
