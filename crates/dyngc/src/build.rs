@@ -43,12 +43,12 @@ pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
         };
         let outputs = dyngc_codegen::emit(&artifact, emit)
             .map_err(|e| Failure::failed(format!("could not translate `{}` to {ext}: {e}", src.display)))?;
-        for (entry_point, bytes) in outputs {
-            let path = match entry_point {
+        for out in outputs {
+            let path = match &out.entry_point {
                 Some(ep) => dir.join(format!("{name}.{ep}.{ext}")),
                 None => dir.join(format!("{name}.{ext}")),
             };
-            write(&path, &bytes)?;
+            write(&path, &out.bytes)?;
             written.push(path);
         }
     }
