@@ -495,18 +495,23 @@ fn graph_of_a_bad_program_reports_diagnostics() {
 
 // ---------------------------------------------------------------- build
 
+/// `dyngc build examples/<name>.dyn -o <out_dir> <extra...>`.
+fn build_example(name: &str, out_dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "build",
+        example(name).to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    dyngc(&args)
+}
+
 #[test]
 fn build_writes_wgsl_and_manifest() {
     let d = tmp("build");
     let out_dir = d.join("nested/out");
-    let out = dyngc(&[
-        "build",
-        example("bfs").to_str().unwrap(),
-        "-o",
-        out_dir.to_str().unwrap(),
-        "--emit",
-        "spv,msl,hlsl,glsl",
-    ]);
+    let out = build_example("bfs", &out_dir, &["--emit", "spv,msl,hlsl,glsl"]);
     assert_exit(&out, 0);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("minimum arena: "), "{stdout}");
@@ -794,14 +799,7 @@ fn run_collatz_end_to_end() {
 fn partitioned_schedule_end_to_end() {
     let d = tmp("partitioned");
     let built = d.join("built");
-    let out = dyngc(&[
-        "build",
-        example("triangle").to_str().unwrap(),
-        "-o",
-        built.to_str().unwrap(),
-        "--schedule",
-        "partitioned",
-    ]);
+    let out = build_example("triangle", &built, &["--schedule", "partitioned"]);
     assert_exit(&out, 0);
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(built.join("triangle.manifest.json")).unwrap()).unwrap();
@@ -818,27 +816,13 @@ fn partitioned_schedule_end_to_end() {
         })
         .collect();
     assert_eq!(dispatches, [("dyn_dispatch_element", 64), ("dyn_dispatch_add", 256)]);
-    let out = dyngc(&[
-        "build",
-        example("triangle").to_str().unwrap(),
-        "-o",
-        built.to_str().unwrap(),
-        "--schedule",
-        "spread",
-    ]);
+    let out = build_example("triangle", &built, &["--schedule", "spread"]);
     assert_exit_says(&out, 2, "invalid value 'spread' for '--schedule <SCHEDULE>'");
     // The default, `auto`: partitioned for triangle (on no cycle), the megakernel for collatz;
     // GLSL gets one shader per entry point, dispatches included.
     let auto = d.join("auto");
     for name in ["triangle", "collatz"] {
-        let out = dyngc(&[
-            "build",
-            example(name).to_str().unwrap(),
-            "-o",
-            auto.to_str().unwrap(),
-            "--emit",
-            "glsl",
-        ]);
+        let out = build_example(name, &auto, &["--emit", "glsl"]);
         assert_exit(&out, 0);
     }
     let schedule = |name: &str| {

@@ -320,14 +320,7 @@ fn wgsl_items() {
                const K: u32 = 4u;\nconst L = vec3(1, 2, 3);\n\
                alias V = array<f32, 4>;";
     let file = parse_ok(src);
-    let items: Vec<&WgslItem> = file
-        .items
-        .iter()
-        .map(|i| match i {
-            Item::Wgsl(w) => w,
-            other => panic!("{other:?}"),
-        })
-        .collect();
+    let items = wgsl_items(&file);
     assert_eq!(items.len(), 6);
     assert_eq!(items[0].kind, WgslItemKind::Fn);
     assert_eq!(items[0].name.name, "pcg");
@@ -354,20 +347,23 @@ fn wgsl_items() {
     assert_eq!(text(src, &items[5].span), "alias V = array<f32, 4>;");
 }
 
-#[test]
-fn workgroup_variables() {
-    let src = "var<workgroup> partial: array<u32, 64>;\nvar<workgroup> flag: atomic<u32>;\n";
-    let p = parse_checked(src);
-    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
-    let items: Vec<&WgslItem> = p
-        .file
-        .items
+/// The file's items, all of which must be WGSL items.
+fn wgsl_items(file: &File) -> Vec<&WgslItem> {
+    file.items
         .iter()
         .map(|i| match i {
             Item::Wgsl(w) => w,
             other => panic!("{other:?}"),
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn workgroup_variables() {
+    let src = "var<workgroup> partial: array<u32, 64>;\nvar<workgroup> flag: atomic<u32>;\n";
+    let p = parse_checked(src);
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    let items = wgsl_items(&p.file);
     assert_eq!(items.len(), 2);
     assert_eq!(items[0].kind, WgslItemKind::Workgroup);
     assert_eq!(items[0].name.name, "partial");
