@@ -743,6 +743,24 @@ fn run_on_device(args: &[&str]) -> Option<Output> {
     Some(out)
 }
 
+/// `dyngc run` of an example with one input (`NAME=PATH`) at the minimum arena, JSON statistics
+/// on stdout; `None` without an adapter.
+fn run_at_min_arena(name: &str, input: &str, out_dir: &Path, extra: &[&str]) -> Option<Output> {
+    let mut args = vec![
+        "run",
+        example(name).to_str().unwrap(),
+        "--input",
+        input,
+        "--arena",
+        "min",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--stats=json",
+    ];
+    args.extend(extra);
+    run_on_device(&args)
+}
+
 #[test]
 fn run_collatz_end_to_end() {
     let d = tmp("run_collatz");
@@ -750,17 +768,7 @@ fn run_collatz_end_to_end() {
     let values: Vec<u32> = (1..=300).collect();
     npy(&x, "<u4", &[values.len()], &u32s(&values));
     let out_dir = d.join("out");
-    let Some(out) = run_on_device(&[
-        "run",
-        example("collatz").to_str().unwrap(),
-        "--input",
-        &format!("x={}", x.display()),
-        "--arena",
-        "min",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--stats=json",
-    ]) else {
+    let Some(out) = run_at_min_arena("collatz", &format!("x={}", x.display()), &out_dir, &[]) else {
         return;
     };
     assert_exit(&out, 0);
@@ -843,19 +851,8 @@ fn partitioned_schedule_end_to_end() {
     let values: Vec<u32> = (0..500).map(|i| i * 7 % 300).collect();
     npy(&n, "<u4", &[values.len()], &u32s(&values));
     let out_dir = d.join("out");
-    let Some(out) = run_on_device(&[
-        "run",
-        example("triangle").to_str().unwrap(),
-        "--schedule",
-        "partitioned",
-        "--input",
-        &format!("n={}", n.display()),
-        "--arena",
-        "min",
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--stats=json",
-    ]) else {
+    let input = format!("n={}", n.display());
+    let Some(out) = run_at_min_arena("triangle", &input, &out_dir, &["--schedule", "partitioned"]) else {
         return;
     };
     assert_exit(&out, 0);
