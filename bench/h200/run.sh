@@ -21,7 +21,7 @@ case "${1:-}" in
   kron)
     cases=(--case bfs:kron16 --case bfs:kron21 --case bfs:kron22) ;;
   rows)
-    cases=(--case row_sum:kron16 --case row_sum:kron18 --case row_sum:kron20 --methods cpu,dyngc,dyngc-partitioned) ;;
+    cases=(--case row_sum:kron16 --case row_sum:kron18 --case row_sum:kron20 --methods cpu,dyngc,dyngc-partitioned,dyngc-narrow) ;;
   *) echo "usage: $0 main|kron|rows" >&2; exit 2 ;;
 esac
 "$bin" "${common[@]}" "${cases[@]}" --note "bench/h200/run.sh $1" --out "$OUT/h200-third-$1.json" 2>&1 |

@@ -17,6 +17,7 @@ pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
         "bfs_levels" => include_str!("../../../examples/bfs_levels.dyn"),
         "collatz" => include_str!("../../../examples/collatz.dyn"),
         "row_sum" => include_str!("../../../examples/row_sum.dyn"),
+        "row_sum_narrow" => include_str!("../../../bench/dyn/row_sum_narrow.dyn"),
         other => panic!("no example `{other}`"),
     };
     let parsed = dyngc_syntax::parse(source);

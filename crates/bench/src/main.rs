@@ -57,11 +57,12 @@ pub struct RunArgs {
     pub workers: Option<u32>,
     /// Methods to run: cpu, static, expand, retry, dyngc, dyngc-partitioned (the same example
     /// built with `--schedule partitioned`; skipped where that dispatches no stage), dyngc-levels
-    /// (bfs only: `examples/bfs_levels.dyn`, level-synchronous, through the same path as dyngc).
+    /// (bfs only: `examples/bfs_levels.dyn`, level-synchronous, through the same path as dyngc),
+    /// dyngc-narrow (row_sum only: `bench/dyn/row_sum_narrow.dyn`, its wide stage on one lane).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "cpu,static,expand,retry,dyngc,dyngc-partitioned,dyngc-levels"
+        default_value = "cpu,static,expand,retry,dyngc,dyngc-partitioned,dyngc-levels,dyngc-narrow"
     )]
     pub methods: Vec<String>,
     /// Retry: every stage buffer starts at this many times the items of the workload's input

@@ -337,7 +337,10 @@ fn retry_stage(
 /// The dyngc methods beyond `dyngc` and `dyngc-partitioned` (which run the workload's own
 /// example, `examples/<workload>.dyn`, under each schedule): (workload, method, example). Each
 /// runs through the same path as `dyngc`.
-const DYNGC_METHODS: &[(&str, &str, &str)] = &[("bfs", "dyngc-levels", "bfs_levels")];
+const DYNGC_METHODS: &[(&str, &str, &str)] = &[
+    ("bfs", "dyngc-levels", "bfs_levels"),
+    ("row_sum", "dyngc-narrow", "row_sum_narrow"),
+];
 
 /// The dyngc methods of `workload`, the examples they run and their schedules: `dyngc` first.
 fn dyngc_methods(workload: &str) -> Vec<(&'static str, &str, Schedule)> {
