@@ -497,12 +497,8 @@ fn graph_of_a_bad_program_reports_diagnostics() {
 
 /// `dyngc build examples/<name>.dyn -o <out_dir> <extra...>`.
 fn build_example(name: &str, out_dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "build",
-        example(name).to_str().unwrap(),
-        "-o",
-        out_dir.to_str().unwrap(),
-    ];
+    let file = example(name);
+    let mut args = vec!["build", file.to_str().unwrap(), "-o", out_dir.to_str().unwrap()];
     args.extend(extra);
     dyngc(&args)
 }
@@ -746,9 +742,10 @@ fn run_on_device(args: &[&str]) -> Option<Output> {
 /// `dyngc run` of an example with one input (`NAME=PATH`) at the minimum arena, JSON statistics
 /// on stdout; `None` without an adapter.
 fn run_at_min_arena(name: &str, input: &str, out_dir: &Path, extra: &[&str]) -> Option<Output> {
+    let file = example(name);
     let mut args = vec![
         "run",
-        example(name).to_str().unwrap(),
+        file.to_str().unwrap(),
         "--input",
         input,
         "--arena",

@@ -320,7 +320,7 @@ fn wgsl_items() {
                const K: u32 = 4u;\nconst L = vec3(1, 2, 3);\n\
                alias V = array<f32, 4>;";
     let file = parse_ok(src);
-    let items = wgsl_items(&file);
+    let items = wgsl_items_of(&file);
     assert_eq!(items.len(), 6);
     assert_eq!(items[0].kind, WgslItemKind::Fn);
     assert_eq!(items[0].name.name, "pcg");
@@ -348,7 +348,7 @@ fn wgsl_items() {
 }
 
 /// The file's items, all of which must be WGSL items.
-fn wgsl_items(file: &File) -> Vec<&WgslItem> {
+fn wgsl_items_of(file: &File) -> Vec<&WgslItem> {
     file.items
         .iter()
         .map(|i| match i {
@@ -363,7 +363,7 @@ fn workgroup_variables() {
     let src = "var<workgroup> partial: array<u32, 64>;\nvar<workgroup> flag: atomic<u32>;\n";
     let p = parse_checked(src);
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
-    let items = wgsl_items(&p.file);
+    let items = wgsl_items_of(&p.file);
     assert_eq!(items.len(), 2);
     assert_eq!(items[0].kind, WgslItemKind::Workgroup);
     assert_eq!(items[0].name.name, "partial");
