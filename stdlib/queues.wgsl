@@ -61,7 +61,6 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
     let chunks = n / chunk + select(0u, 1u, n % chunk != 0u);
     let queued = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], chunks) + chunks;
     atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], min(queued, DYN_MAX_DISPATCH_GROUPS));
-    atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], i + 1u);
     return f + DYN_FRAME_HEADER;
 }
 
@@ -127,7 +126,9 @@ fn dyn_queue_leave(q: u32, stage: u32, lid: u32, units: u32, groups: u32) {
     if (workgroupUniformLoad(&dyn_q_last)) {
         storageBarrier();
         if (lid == 0u) {
-            atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 0u);
+            // The high-water mark once per dispatch, not on every push (a shared word).
+            let frames = atomicExchange(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 0u);
+            atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], frames);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 0u);
