@@ -402,8 +402,9 @@ impl Ctx<'_> {
         out
     }
 
-    /// Every dyngc method of `workload` that `--methods` asks for ([`DYNGC_METHODS`]), each at
-    /// every arena, with the same inputs, parameters and check.
+    /// Every dyngc method of `workload` that `--methods` asks for ([`DYNGC_METHODS`]): its example
+    /// compiled under its schedule and run at every arena, with the same inputs, parameters and
+    /// check. A partitioned build that dispatches no stage is the megakernel again: not run twice.
     #[allow(clippy::too_many_arguments)]
     fn dyngc(
         &self,
@@ -415,76 +416,60 @@ impl Ctx<'_> {
         params: &[(&str, u32)],
         verify: dynrun::Verify<'_>,
     ) {
-        for &(method, example, schedule) in dyngc_methods(workload).iter() {
-            if self.wants(method) {
-                let spec = (method, example, schedule);
-                self.dyngc_example(recs, spec, workload, case, units, inputs, params, verify);
+        for (method, example, schedule) in dyngc_methods(workload) {
+            if !self.wants(method) {
+                continue;
             }
-        }
-    }
-
-    /// Method `method`: the example `example` compiled under `schedule` and run at every arena.
-    /// A partitioned build that dispatches no stage is the megakernel again: not run twice.
-    #[allow(clippy::too_many_arguments)]
-    fn dyngc_example(
-        &self,
-        recs: &mut Vec<Record>,
-        (method, example, schedule): (&str, &str, Schedule),
-        workload: &str,
-        case: &str,
-        units: u64,
-        inputs: &[(&str, &[u8])],
-        params: &[(&str, u32)],
-        verify: dynrun::Verify<'_>,
-    ) {
-        let c = dynrun::compile(example, schedule);
-        if schedule == Schedule::Partitioned && c.manifest.entry_points.dispatches.is_empty() {
-            return;
-        }
-        let exec = match dyngc_runtime::Executor::new(&self.g.device, &c.manifest, &c.wgsl) {
-            Ok(e) => e,
-            Err(e) => {
-                recs.push(Record {
-                    workload: workload.into(),
-                    case: case.into(),
-                    units,
-                    method: method.into(),
-                    error: Some(e.to_string()),
-                    ..Default::default()
+            let c = dynrun::compile(example, schedule);
+            if schedule == Schedule::Partitioned && c.manifest.entry_points.dispatches.is_empty() {
+                continue;
+            }
+            let exec = match dyngc_runtime::Executor::new(&self.g.device, &c.manifest, &c.wgsl) {
+                Ok(e) => e,
+                Err(e) => {
+                    recs.push(Record {
+                        workload: workload.into(),
+                        case: case.into(),
+                        units,
+                        method: method.into(),
+                        error: Some(e.to_string()),
+                        ..Default::default()
+                    });
+                    continue;
+                }
+            };
+            let expand_peak = recs
+                .iter()
+                .find(|r| r.method == "expand" && r.case == case && r.error.is_none())
+                .map(|r| r.peak_bytes);
+            let min_arena = c.manifest.executor.arena.min_bytes;
+            for arena in self.arenas(min_arena, expand_peak) {
+                let r = measure(workload, case, units, method, self.args.reps, || {
+                    let d = dynrun::run(
+                        self.g,
+                        &exec,
+                        arena,
+                        self.args.workers,
+                        std::time::Duration::from_secs_f64(self.args.timeout_s),
+                        inputs,
+                        params,
+                        verify,
+                    )?;
+                    Ok(Sample {
+                        secs: d.secs,
+                        gpu_secs: d.gpu_secs,
+                        peak: d.peak_bytes,
+                        relaunches: d.submissions.saturating_sub(1),
+                        fallbacks: d.fallbacks,
+                        launches: d.launches,
+                        reruns: 0,
+                        arena: Some(d.arena_bytes),
+                        workers: Some(d.workers),
+                        extra: serde_json::json!({ "example": example, "requested_arena_bytes": arena, "min_arena_bytes": min_arena, "stats": d.stats }),
+                    })
                 });
-                return;
+                recs.push(r);
             }
-        };
-        let expand_peak = recs
-            .iter()
-            .find(|r| r.method == "expand" && r.case == case && r.error.is_none())
-            .map(|r| r.peak_bytes);
-        for arena in self.arenas(c.manifest.executor.arena.min_bytes, expand_peak) {
-            let r = measure(workload, case, units, method, self.args.reps, || {
-                let d = dynrun::run(
-                    self.g,
-                    &exec,
-                    arena,
-                    self.args.workers,
-                    std::time::Duration::from_secs_f64(self.args.timeout_s),
-                    inputs,
-                    params,
-                    verify,
-                )?;
-                Ok(Sample {
-                    secs: d.secs,
-                    gpu_secs: d.gpu_secs,
-                    peak: d.peak_bytes,
-                    relaunches: d.submissions.saturating_sub(1),
-                    fallbacks: d.fallbacks,
-                    launches: d.launches,
-                    reruns: 0,
-                    arena: Some(d.arena_bytes),
-                    workers: Some(d.workers),
-                    extra: serde_json::json!({ "example": example, "requested_arena_bytes": arena, "min_arena_bytes": c.manifest.executor.arena.min_bytes, "stats": d.stats }),
-                })
-            });
-            recs.push(r);
         }
     }
 }
