@@ -73,6 +73,13 @@ files (dtype <u4, <i4 or <f4 matching the binding; shape (N,) for scalars, (N, k
 every output is written to DIR/NAME.npy."
     )]
     Run(RunArgs),
+    /// Open the GPU adapter `dyngc run` would use and print what it is.
+    #[command(
+        long_about = "Opens the adapter `dyngc run` would use (WGPU_BACKEND, WGPU_ADAPTER_NAME, \
+WGPU_POWER_PREF, VK_ICD_FILENAMES) and prints its name, backend, driver and the limits that size \
+runs. Exits 1 with the reason, such as a missing Vulkan loader or driver file, when none opens."
+    )]
+    Adapter,
 }
 
 #[derive(Debug, Args)]

@@ -1,4 +1,4 @@
-//! The dyngc command line: `check`, `explain`, `graph`, `build`, `run`. The only crate that does
+//! The dyngc command line: `check`, `explain`, `graph`, `build`, `run`, `adapter`. The only crate that does
 //! file IO. Exit status: 0 success, 1 program errors (diagnostics, failed runs), 2 usage or IO
 //! errors.
 
@@ -77,6 +77,7 @@ fn main() -> ExitCode {
         cli::Command::Graph(a) => graph::run(&ctx, a),
         cli::Command::Build(a) => build::run(&ctx, a),
         cli::Command::Run(a) => run::run(&ctx, a),
+        cli::Command::Adapter => run::adapter(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

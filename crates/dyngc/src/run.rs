@@ -258,3 +258,20 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     }
     Ok(())
 }
+
+/// `dyngc adapter`: opens the device `dyngc run` would open and says what it is.
+pub fn adapter() -> CmdResult {
+    let gpu = pollster::block_on(dyngc_runtime::open_gpu()).map_err(runtime_failure)?;
+    let info = &gpu.info;
+    let limits = gpu.device.limits();
+    outln!("adapter: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
+    outln!("driver: {} {}", info.driver, info.driver_info);
+    outln!(
+        "limits: storage buffer binding {}, buffer {}, {} workgroups per dimension, {} storage buffers per stage",
+        format_bytes(limits.max_storage_buffer_binding_size),
+        format_bytes(limits.max_buffer_size),
+        limits.max_compute_workgroups_per_dimension,
+        limits.max_storage_buffers_per_shader_stage
+    );
+    Ok(())
+}

@@ -726,6 +726,41 @@ fn run_checks_arena_sizes() {
     assert_exit_says(&out, 2, "invalid --arena");
 }
 
+// ---------------------------------------------------------------- adapter
+
+/// A driver file that does not exist is named in the no-adapter message, with the general hint.
+#[test]
+fn adapter_names_a_missing_driver_file() {
+    let out = Command::new(env!("CARGO_BIN_EXE_dyngc"))
+        .arg("adapter")
+        .env("WGPU_BACKEND", "vulkan")
+        .env("VK_ICD_FILENAMES", "/no-such-dir/icd.json")
+        .output()
+        .unwrap();
+    assert_exit_says(
+        &out,
+        1,
+        "VK_ICD_FILENAMES names `/no-such-dir/icd.json`, which does not exist",
+    );
+    assert_exit_says(&out, 1, "vk_swiftshader_icd.json");
+}
+
+/// Where the test command promises a device, `dyngc adapter` opens it and says what it is.
+#[test]
+fn adapter_opens_the_device_the_tests_use() {
+    let out = dyngc(&["adapter"]);
+    if std::env::var_os("DYNGC_REQUIRE_GPU").is_some() {
+        assert_exit(&out, 0);
+        assert!(text(&out.stdout).starts_with("adapter: "), "{}", text(&out.stdout));
+    } else if out.status.code() == Some(1) {
+        assert!(
+            text(&out.stderr).contains("no GPU adapter found"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
 // ---------------------------------------------------------------- run: on a device
 
 /// Runs, or returns `None` when the machine has no WebGPU adapter at all.
@@ -733,6 +768,12 @@ fn run_on_device(args: &[&str]) -> Option<Output> {
     let out = dyngc(args);
     if out.status.code() == Some(1) && text(&out.stderr).contains("no GPU adapter found") {
         assert!(text(&out.stderr).contains("VK_ICD_FILENAMES"), "{}", text(&out.stderr));
+        // The test command promises a device: there a missing adapter is a failure, not a skip.
+        assert!(
+            std::env::var_os("DYNGC_REQUIRE_GPU").is_none(),
+            "DYNGC_REQUIRE_GPU is set: {}",
+            text(&out.stderr)
+        );
         eprintln!("no adapter: device part skipped");
         return None;
     }
