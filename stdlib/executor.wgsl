@@ -5,12 +5,12 @@
 // declarations and stage functions, and these generated functions:
 //   dyn_load_params()                         fill the parameters' private variables
 //   dyn_entry_stage() -> u32, dyn_entry_count() -> u32
-//   dyn_execute(stage: u32, index: u32, frame: u32)   run one unit of a one-lane stage whose
-//                                             frame is at `frame`
+//   dyn_execute(stage: u32, index: u32)      run one unit of a one-lane stage, its payload
+//                                             in dyn_unit_words
 //   dyn_execute_wide(stage: u32, index: u32, frame: u32)   the same for a lane of a wide unit
 //   dyn_width(stage: u32) -> u32              lanes per unit (1, or N of `@width(N)`)
 //   dyn_wide_groups(stage: u32) -> u32        units of a wide stage per batch (0: one-lane)
-//   dyn_is_keyed(stage: u32) -> bool, dyn_is_leaf(stage: u32) -> bool (spawns nothing)
+//   dyn_is_keyed(stage: u32) -> bool
 //   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
 //                               true when the entry itself went to one
@@ -25,34 +25,64 @@ const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cl
 // Broadcast commands from lane 0.
 const DYN_CMD_NONE: u32 = 0u;
 const DYN_CMD_EXIT: u32 = 1u;
-const DYN_CMD_CLAIM: u32 = 2u; // [_, ticket, count]: copy ring frames onto the stack
-const DYN_CMD_POP: u32 = 3u;   // [_, first, count]: run `count` single frames from stack[first..]
-const DYN_CMD_RANGE: u32 = 4u; // [_, frame, count, lo]: run indices lo..lo+count of stack[frame]
-const DYN_CMD_PACK: u32 = 6u;  // [_, frames, count, first]: run whole small ranges from stack[first] up
-const DYN_CMD_ROUND: u32 = 5u; // this worker ended the round: evaluate `until`, seed the next
+const DYN_CMD_CLAIM: u32 = 2u;  // [_, ticket, count]: copy ring frames onto the stack
+const DYN_CMD_GATHER: u32 = 3u; // [_, frames, count, top]: lanes over the top frames (dyn_wg_pack)
+const DYN_CMD_RANGE: u32 = 4u;  // [_, frame, count, lo]: lanes take indices lo..lo+count of stack[frame]
+const DYN_CMD_ROUND: u32 = 5u;  // this worker ended the round: evaluate `until`, seed the next
 // A batch of one wide stage: DYN_CMD_WIDE + (stage << 1) + is_range, so that `stage` arrives
 // through the uniform broadcast. A range: [_, frame, count, lo]; singles: [_, first, count, _].
 const DYN_CMD_WIDE: u32 = 8u;
 
+// What a lane holds in registers (dyn_held): nothing, the carry of a `become`, or a single
+// spawned child.
+const DYN_HELD_NONE: u32 = 0u;
+const DYN_HELD_CARRY: u32 = 1u;
+const DYN_HELD_CHILD: u32 = 2u;
+
+// Per-worker statistics, kept in workgroup memory by lane 0 and added to the control block once
+// per launch (dyn_flush_stats): the hot words are not touched per batch.
+const DYN_S_FALLBACKS: u32 = 0u;
+const DYN_S_SPLITS: u32 = 1u;
+const DYN_S_RESERVES_LOST: u32 = 2u;
+const DYN_S_CLAIMS_LOST: u32 = 3u;
+const DYN_S_BATCHES: u32 = 4u;
+const DYN_S_IDLE_STEPS: u32 = 5u;
+const DYN_S_FUEL_EXHAUSTED: u32 = 6u;
+const DYN_S_STACK_HIGH_WATER: u32 = 7u; // a maximum
+const DYN_S_RING_HIGH_WATER: u32 = 8u;  // a maximum
+const DYN_S_COUNT: u32 = 9u;
+
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
-var<workgroup> dyn_wg_post: array<u32, 4>;
+// After a batch, lane 0 to all: [carries stacked, frames to the ring, children kept, first
+// ticket, stack base for the new frames].
+var<workgroup> dyn_wg_post: array<u32, 5>;
 var<workgroup> dyn_wg_top: u32;
 var<workgroup> dyn_wg_fuel: u32;
 var<workgroup> dyn_wg_idle: u32;
+// `pending` as this worker last read it while idle: a change means others make progress.
+var<workgroup> dyn_wg_seen_pending: u32;
 var<workgroup> dyn_wg_exhausted: u32;
+var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
 // Ring ticket + 1 of the split of the running range published this batch (0 = none).
 var<workgroup> dyn_wg_split: u32;
+// The ring head as dyn_lend_budget last read it.
+var<workgroup> dyn_wg_head: u32;
 // A ring scan shared by the lanes: [first ticket, slots to check], and how many from the first
 // were ready (dyn_ring_scan).
 var<workgroup> dyn_wg_scan: array<u32, 2>;
 var<workgroup> dyn_wg_scan_run: atomic<u32>;
-// Index counts (hi - lo) of the frames from the stack top down, up to a batch (dyn_prescan).
+// Index counts (hi - lo), first indices and (programs with a wide stage) stages of the frames
+// from the stack top down, up to a batch (dyn_prescan).
 var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
-// ... and their stages.
+var<workgroup> dyn_wg_los: array<u32, DYN_BATCH>;
 var<workgroup> dyn_wg_stages: array<u32, DYN_BATCH>;
-// A packed batch (DYN_CMD_PACK): ranges j = 0.. start at lane dyn_wg_pack[j] and end where the
-// next starts; range j is stack frame `first + j` (cmd[3]).
+// A gathered batch (DYN_CMD_GATHER): frame j from the top (stack[top - 1 - j]) gives lanes
+// dyn_wg_pack[j] .. dyn_wg_pack[j + 1]; its first dyn_wg_full frames are taken whole.
 var<workgroup> dyn_wg_pack: array<u32, DYN_BATCH + 1>;
+var<workgroup> dyn_wg_full: u32;
+// The next index of a DYN_CMD_RANGE window that a lane may take.
+var<workgroup> dyn_wg_next: atomic<u32>;
+var<workgroup> dyn_wg_lane_units: atomic<u32>;
 var<workgroup> dyn_wg_n_carry: atomic<u32>;
 var<workgroup> dyn_wg_n_child: atomic<u32>;
 var<workgroup> dyn_wg_n_keyed: atomic<u32>;
@@ -65,6 +95,16 @@ var<workgroup> dyn_wg_staging: array<u32, DYN_STAGING_WORDS>;
 // The unit a lane is running, for the site functions.
 var<private> dyn_cur_stage: u32;
 var<private> dyn_cur_rec: u32;
+// Its payload (loaded from its frame, or moved from the held unit).
+var<private> dyn_unit_words: array<u32, DYN_PAYLOAD_WORDS>;
+// The unit the lane holds in registers (DYN_HELD_*), its stage, recursion counter and payload.
+var<private> dyn_held: u32;
+var<private> dyn_held_stage: u32;
+var<private> dyn_held_rec: u32;
+var<private> dyn_held_words: array<u32, DYN_PAYLOAD_WORDS>;
+// The lane staged a frame this batch: it runs no further unit (the caps allow one unit's spawns
+// per lane).
+var<private> dyn_lane_staged: bool;
 
 fn dyn_ring_state(slot: u32) -> u32 {
     return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
@@ -158,14 +198,12 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
         let r = atomicCompareExchangeWeak(&dyn_control[DYN_C_TAIL], t, t + k);
         if (r.exchanged) {
             dyn_wg_post[3] = t;
-            let head = atomicLoad(&dyn_control[DYN_C_HEAD]);
-            atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], t + k - head);
             return k;
         }
         // Lost the race: try again from the tail the winner left.
         t = r.old_value;
     }
-    atomicAdd(&dyn_control[DYN_C_RESERVES_LOST], 1u);
+    dyn_wg_stats[DYN_S_RESERVES_LOST] += 1u;
     return 0u;
 }
 
@@ -188,8 +226,22 @@ fn dyn_ring_claim(h0: u32, k0: u32) -> u32 {
         }
         h = r.old_value;
     }
-    atomicAdd(&dyn_control[DYN_C_CLAIMS_LOST], 1u);
+    dyn_wg_stats[DYN_S_CLAIMS_LOST] += 1u;
     return 0u;
+}
+
+// Lane 0 only. How many more frames the ring should take to feed idle workers: up to
+// `workers * DYN_LEND_FRAMES` queued (tail - head; both relaxed reads, so an estimate, which is
+// all a policy needs). Frames beyond it stay on the spawner's stack, depth-first. `tail` is the
+// value the caller read; the head read is left in dyn_wg_head.
+fn dyn_lend_budget(tail: u32) -> u32 {
+    dyn_wg_head = atomicLoad(&dyn_control[DYN_C_HEAD]);
+    let queued = tail - dyn_wg_head;
+    let wanted = dyn_params.dyn_workers * DYN_LEND_FRAMES;
+    if (queued >= wanted) {
+        return 0u;
+    }
+    return wanted - queued;
 }
 
 // Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
@@ -225,70 +277,67 @@ fn dyn_sweep(me: u32) -> u32 {
 }
 
 // Every lane, before lane 0 plans: the loads the plan needs, one per lane instead of a row of
-// them in lane 0. With an empty stack: how many frames after the ring head are published. Else:
-// how many frames from the stack top down are single (no range) frames of one-lane stages, up to
-// a batch, and the index count and stage of each.
+// them in lane 0. With an empty stack: how many frames after the ring head are published (no
+// scan when the ring is empty). Else: the index count, first index and (programs with a wide
+// stage) stage of each frame from the stack top down, up to a batch.
 fn dyn_prescan(me: u32, lid: u32) {
     let top = workgroupUniformLoad(&dyn_wg_top);
     if (top == 0u) {
         if (lid == 0u) {
-            dyn_wg_scan = array<u32, 2>(atomicLoad(&dyn_control[DYN_C_HEAD]), DYN_BATCH);
-            atomicStore(&dyn_wg_scan_run, DYN_BATCH);
+            let head = atomicLoad(&dyn_control[DYN_C_HEAD]);
+            var n = 0u;
+            if (atomicLoad(&dyn_control[DYN_C_TAIL]) != head) {
+                n = DYN_BATCH;
+            }
+            dyn_wg_scan = array<u32, 2>(head, n);
+            atomicStore(&dyn_wg_scan_run, n);
         }
         dyn_ring_scan(lid, 1u);
         return;
     }
     let n = min(top, DYN_BATCH);
-    if (lid == 0u) {
-        atomicStore(&dyn_wg_scan_run, n);
-    }
-    workgroupBarrier();
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
-        let size = atomicLoad(&dyn_arena[g + 2u]) - atomicLoad(&dyn_arena[g + 1u]);
-        dyn_wg_sizes[lid] = size;
+        let lo = atomicLoad(&dyn_arena[g + 1u]);
+        dyn_wg_sizes[lid] = atomicLoad(&dyn_arena[g + 2u]) - lo;
+        dyn_wg_los[lid] = lo;
         // Stages matter only to programs with a wide stage: no load for the others.
-        var wide = false;
         if (DYN_WIDE) {
-            let stage = atomicLoad(&dyn_arena[g]) & 0xFFFFu;
-            dyn_wg_stages[lid] = stage;
-            wide = dyn_width(stage) > 1u;
-        }
-        if (size > 1u || wide) {
-            atomicMin(&dyn_wg_scan_run, lid);
+            dyn_wg_stages[lid] = atomicLoad(&dyn_arena[g]) & 0xFFFFu;
         }
     }
     workgroupBarrier();
 }
 
-// Lane 0 only, when the top frame is a range of fewer than DYN_BATCH indices of a one-lane stage:
-// takes it and the ranges of one-lane stages below it, whole, while they fit in one batch
-// together (sizes from dyn_prescan). False, taking nothing, when no second range fits.
-fn dyn_pack_ranges() -> bool {
-    let n = min(dyn_wg_top, DYN_BATCH);
+// Lane 0 only: a batch of up to DYN_BATCH indices from the top frames, whatever their sizes
+// (singles and small ranges alike), the last one taken in part if it does not fit; stops at a
+// frame of a wide stage. At least the top frame's first index is taken.
+fn dyn_gather(me: u32) {
+    let top = dyn_wg_top;
+    let n = min(top, DYN_BATCH);
     var count = 0u;
     var frames = 0u;
-    for (; frames < n; frames++) {
-        let size = dyn_wg_sizes[frames];
-        if (size <= 1u || count + size > DYN_BATCH || (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u)) {
+    var full = 0u;
+    for (; frames < n && count < DYN_BATCH; frames++) {
+        if (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u) {
             break;
         }
-        count += size;
-    }
-    if (frames < 2u) {
-        return false;
-    }
-    // Frame top - 1 - j is dyn_wg_sizes[j]; list them bottom-up from the new top.
-    var start = 0u;
-    for (var j = 0u; j < frames; j++) {
-        dyn_wg_pack[j] = start;
-        start += dyn_wg_sizes[frames - 1u - j];
+        let size = dyn_wg_sizes[frames];
+        let take = min(size, DYN_BATCH - count);
+        dyn_wg_pack[frames] = count;
+        count += take;
+        if (take < size) {
+            // The rest of this frame stays where it is, its first index moved on.
+            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + 1u], dyn_wg_los[frames] + take);
+            frames++;
+            break;
+        }
+        full++;
     }
     dyn_wg_pack[frames] = count;
-    dyn_wg_top -= frames;
-    dyn_wg_exhausted = frames;
-    dyn_wg_cmd = array<u32, 4>(DYN_CMD_PACK, frames, count, dyn_wg_top);
-    return true;
+    dyn_wg_full = full;
+    dyn_wg_top = top - full;
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_GATHER, frames, count, top);
 }
 
 // Lane 0 only: decides what the workgroup does next and writes it to dyn_wg_cmd.
@@ -306,7 +355,7 @@ fn dyn_plan(me: u32) {
     }
     if (dyn_wg_fuel == 0u) {
         if (dyn_wg_top > 0u) {
-            atomicAdd(&dyn_control[DYN_C_FUEL_EXHAUSTED], 1u);
+            dyn_wg_stats[DYN_S_FUEL_EXHAUSTED] += 1u;
         }
         dyn_wg_cmd[0] = DYN_CMD_EXIT;
         return;
@@ -326,7 +375,8 @@ fn dyn_plan(me: u32) {
             dyn_wg_top += swept;
             return;
         }
-        if (atomicLoad(&dyn_control[DYN_C_PENDING]) == 0u) {
+        let pending = atomicLoad(&dyn_control[DYN_C_PENDING]);
+        if (pending == 0u) {
             if (!DYN_LOOP) {
                 dyn_finish();
                 dyn_wg_cmd[0] = DYN_CMD_EXIT;
@@ -340,6 +390,13 @@ fn dyn_plan(me: u32) {
                 return;
             }
         }
+        dyn_wg_stats[DYN_S_IDLE_STEPS] += 1u;
+        // Others are still finishing work (and may lend some): keep polling while `pending`
+        // moves; leave after DYN_IDLE_LIMIT steps in a row without a change (fuel bounds both).
+        if (pending != dyn_wg_seen_pending) {
+            dyn_wg_seen_pending = pending;
+            dyn_wg_idle = 0u;
+        }
         dyn_wg_idle += 1u;
         if (dyn_wg_idle > DYN_IDLE_LIMIT) {
             dyn_wg_cmd[0] = DYN_CMD_EXIT;
@@ -347,41 +404,38 @@ fn dyn_plan(me: u32) {
         return;
     }
     dyn_wg_idle = 0u;
+    dyn_wg_stats[DYN_S_BATCHES] += 1u;
     let top = dyn_wg_top - 1u;
     let f = dyn_stack_frame(me, top);
-    let lo = atomicLoad(&dyn_arena[f + 1u]);
-    var hi = atomicLoad(&dyn_arena[f + 2u]);
-    // The stage: for a range (is it a leaf?) and, in programs with a wide stage, for singles too.
-    var stage = 0u;
-    if (DYN_WIDE || hi - lo > 1u) {
-        stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
-    }
+    let lo = dyn_wg_los[0];
+    var hi = lo + dyn_wg_sizes[0];
     // Units of a wide stage per batch; its batches hold that one stage only.
     var groups = 0u;
+    var stage = 0u;
     if (DYN_WIDE) {
+        stage = dyn_wg_stages[0];
         groups = dyn_wide_groups(stage);
     }
+    if (groups == 0u && hi - lo <= DYN_BATCH) {
+        dyn_gather(me);
+        return;
+    }
+    if (groups == 0u) {
+        stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+    }
     if (hi - lo > 1u) {
-        // A fan-out range: lend its upper half to idle workers when the ring has room (lazy
-        // binary splitting), then run the next chunk of the lower half.
-        var chunk = DYN_BATCH;
+        // A fan-out range: lend its upper half while the ring is short of work (lazy binary
+        // splitting), then offer the lanes a window of the lower half.
+        var window = DYN_BATCH * DYN_RANGE_WINDOW;
         if (groups > 0u) {
-            chunk = groups;
-        } else {
-            // A stage that spawns nothing needs no staging, so each lane may run several indices.
-            if (dyn_is_leaf(stage)) {
-                chunk = DYN_BATCH * DYN_LEAF_UNROLL;
-            }
-            // Small ranges (a tree's few children each) would leave most lanes idle one range at
-            // a time: run as many whole ones from the top as fill a batch together.
-            if (hi - lo < DYN_BATCH && dyn_pack_ranges()) {
-                return;
-            }
+            window = groups;
         }
         var room = 0u;
-        if (hi - lo > 2u * chunk) {
+        if (hi - lo > 2u * window) {
             let tail = atomicLoad(&dyn_control[DYN_C_TAIL]);
-            room = dyn_ring_reserve(1u, tail, dyn_ring_run(tail, 1u, 0u));
+            if (dyn_lend_budget(tail) > 0u) {
+                room = dyn_ring_reserve(1u, tail, dyn_ring_run(tail, 1u, 0u));
+            }
         }
         if (room == 1u) {
             let mid = lo + (hi - lo) / 2u;
@@ -393,40 +447,31 @@ fn dyn_plan(me: u32) {
             dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + 1u] = mid;
             hi = mid;
             atomicStore(&dyn_arena[f + 2u], mid);
-            atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
-            atomicAdd(&dyn_control[DYN_C_SPLITS], 1u);
+            dyn_wg_stats[DYN_S_SPLITS] += 1u;
         }
-        let count = min(chunk, hi - lo);
-        atomicStore(&dyn_arena[f + 1u], lo + count);
-        if (lo + count == hi) {
-            dyn_wg_top = top;
-            dyn_wg_exhausted = 1u;
-        }
-        var op = DYN_CMD_RANGE;
+        let count = min(window, hi - lo);
         if (groups > 0u) {
-            op = DYN_CMD_WIDE + (stage << 1u) + 1u;
+            atomicStore(&dyn_arena[f + 1u], lo + count);
+            if (lo + count == hi) {
+                dyn_wg_top = top;
+                dyn_wg_exhausted = 1u;
+            }
+            dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u) + 1u, top, count, lo);
+            return;
         }
-        dyn_wg_cmd = array<u32, 4>(op, top, count, lo);
+        // How much of the window the lanes take is known after the batch (dyn_range_taken).
+        atomicStore(&dyn_wg_next, min(count, DYN_WG));
+        dyn_wg_cmd = array<u32, 4>(DYN_CMD_RANGE, top, count, lo);
         return;
     }
-    if (groups > 0u) {
-        // Single frames of the wide stage: the run of them from the top, up to its groups.
-        let n = min(min(dyn_wg_top, DYN_BATCH), groups);
-        var count = 1u;
-        while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
-            count++;
-        }
-        dyn_wg_top -= count;
-        dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u), dyn_wg_top, count, 0u);
-        return;
+    // Single frames of the wide stage: the run of them from the top, up to its groups.
+    let n = min(min(dyn_wg_top, DYN_BATCH), groups);
+    var count = 1u;
+    while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
+        count++;
     }
-    // Single frames: take up to a batch of them from the top, stopping at a range frame or a
-    // wide stage's frame (the lanes counted them in dyn_prescan; the top one is single and
-    // one-lane, so there is at least one).
-    let count = max(atomicLoad(&dyn_wg_scan_run), 1u);
-    let first = dyn_wg_top - count;
-    dyn_wg_top = first;
-    dyn_wg_cmd = array<u32, 4>(DYN_CMD_POP, first, count, 0u);
+    dyn_wg_top -= count;
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u), dyn_wg_top, count, 0u);
 }
 
 // Lane 0 only, after an acquire barrier, holding the one pending unit that dyn_plan took at the
@@ -457,7 +502,7 @@ fn dyn_end_round(me: u32) -> bool {
     atomicStore(&dyn_arena[f + 2u], count);
     atomicStore(&dyn_arena[f + 3u], 0u);
     dyn_wg_top = 1u;
-    atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], 1u);
+    dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], 1u);
     return false;
 }
 
@@ -481,11 +526,74 @@ fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
     workgroupBarrier();
     if (lid == 0u) {
         dyn_wg_top += count;
-        atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], dyn_wg_top);
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], dyn_wg_top);
     }
 }
 
-// One lane's units of the batch: one popped frame, or indices lid, lid + DYN_WG, ... of a range.
+// One lane: runs the unit whose payload is in dyn_unit_words, then, in registers, what it holds
+// (a `become` carry or a single child) and, in a range window, the next index, while it has
+// staged nothing and has run fewer than DYN_LANE_UNITS units; what it still holds then is staged
+// as a frame. `window` > 0: indices up to `lo + window` of the range frame `f` may be taken.
+fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
+    var stage = stage0;
+    var index = index0;
+    var ran = 0u;
+    // Units of `stage` run in a row, counted in a register and added to the workgroup's count
+    // when the stage changes (a chain of carries is one stage).
+    var run_stage = stage0;
+    var run_length = 0u;
+    dyn_lane_staged = false;
+    dyn_held = DYN_HELD_NONE;
+    loop {
+        dyn_cur_stage = stage;
+        dyn_execute(stage, index);
+        if (stage != run_stage) {
+            atomicAdd(&dyn_wg_units[run_stage], run_length);
+            run_stage = stage;
+            run_length = 0u;
+        }
+        run_length += 1u;
+        ran += 1u;
+        if (dyn_held != DYN_HELD_NONE) {
+            // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
+            if (dyn_lane_staged || ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
+                dyn_stage_held();
+                break;
+            }
+            stage = dyn_held_stage;
+            index = 0u;
+            dyn_cur_rec = dyn_held_rec;
+            dyn_unit_words = dyn_held_words;
+            dyn_held = DYN_HELD_NONE;
+            continue;
+        }
+        if (window == 0u || dyn_lane_staged || ran >= DYN_LANE_UNITS) {
+            break;
+        }
+        let j = atomicAdd(&dyn_wg_next, 1u);
+        if (j >= window) {
+            break;
+        }
+        stage = stage0;
+        index = lo + j;
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+        dyn_load_unit(f);
+    }
+    atomicAdd(&dyn_wg_units[run_stage], run_length);
+    if (ran > 1u) {
+        atomicAdd(&dyn_wg_lane_units, ran - 1u);
+    }
+}
+
+// The payload of the frame at word `f` into the lane's unit words.
+fn dyn_load_unit(f: u32) {
+    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
+        dyn_unit_words[w] = atomicLoad(&dyn_arena[f + DYN_FRAME_HEADER + w]);
+    }
+}
+
+// One lane's first unit of the batch: index lid of a range window, or lane lid of a gathered
+// batch (a binary search of dyn_wg_pack finds its frame).
 fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (lid >= cmd[2]) {
         return;
@@ -495,51 +603,56 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (DYN_LOOP) {
         dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
     }
-    if (cmd[0] == DYN_CMD_PACK) {
-        var j = 0u;
-        while (dyn_wg_pack[j + 1u] <= lid) {
-            j++;
-        }
-        let f = dyn_stack_frame(me, cmd[3] + j);
-        let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
-        dyn_cur_stage = stage;
-        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
-        dyn_execute(stage, atomicLoad(&dyn_arena[f + 1u]) + lid - dyn_wg_pack[j], f);
-        atomicAdd(&dyn_wg_units[stage], 1u);
-        return;
-    }
     if (cmd[0] == DYN_CMD_RANGE) {
         let f = dyn_stack_frame(me, cmd[1]);
         let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
-        dyn_cur_stage = stage;
         dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
-        var units = 0u;
-        for (var j = lid; j < cmd[2]; j += DYN_WG) {
-            dyn_execute(stage, cmd[3] + j, f);
-            units += 1u;
-        }
-        atomicAdd(&dyn_wg_units[stage], units);
+        dyn_load_unit(f);
+        dyn_run_units(stage, cmd[3] + lid, f, cmd[3], cmd[2]);
         return;
     }
-    let f = dyn_stack_frame(me, cmd[1] + lid);
-    let head = atomicLoad(&dyn_arena[f]);
-    let stage = head & 0xFFFFu;
-    if (dyn_is_keyed(stage)) {
-        if ((head >> 16u) & DYN_FLAG_OWNED) == 0u {
-            // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
-            let key = atomicLoad(&dyn_arena[f + 4u]);
-            let word = dyn_mark_word(stage, key);
-            let bit = 1u << (key % 32u);
-            if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
-                return;
-            }
+    var a = 0u;
+    var b = cmd[1];
+    while (b - a > 1u) {
+        let m = (a + b) / 2u;
+        if (dyn_wg_pack[m] <= lid) {
+            a = m;
+        } else {
+            b = m;
         }
     }
-    dyn_cur_stage = stage;
+    let f = dyn_stack_frame(me, cmd[3] - 1u - a);
+    let head = atomicLoad(&dyn_arena[f]);
+    let stage = head & 0xFFFFu;
+    let offset = lid - dyn_wg_pack[a];
+    if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
+        // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
+        let key = atomicLoad(&dyn_arena[f + 4u]);
+        let word = dyn_mark_word(stage, key);
+        let bit = 1u << (key % 32u);
+        if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
+            return;
+        }
+    }
+    // The lane of a frame's last index finishes the frame (when the batch took all of it).
+    if (a < dyn_wg_full && lid + 1u == dyn_wg_pack[a + 1u]) {
+        atomicAdd(&dyn_wg_finished, 1u);
+    }
     dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
-    dyn_execute(stage, atomicLoad(&dyn_arena[f + 1u]), f);
-    atomicAdd(&dyn_wg_units[stage], 1u);
-    atomicAdd(&dyn_wg_finished, 1u);
+    dyn_load_unit(f);
+    dyn_run_units(stage, dyn_wg_los[a] + offset, f, 0u, 0u);
+}
+
+// Lane 0 only, after a DYN_CMD_RANGE batch: moves the frame's first index past what the lanes
+// took of the window; a frame with nothing left is finished and leaves the stack.
+fn dyn_range_taken(me: u32, cmd: array<u32, 4>) {
+    let f = dyn_stack_frame(me, cmd[1]);
+    let lo = cmd[3] + min(atomicLoad(&dyn_wg_next), cmd[2]);
+    atomicStore(&dyn_arena[f + 1u], lo);
+    if (lo == atomicLoad(&dyn_arena[f + 2u])) {
+        dyn_wg_top = cmd[1];
+        dyn_wg_exhausted = 1u;
+    }
 }
 
 // Every lane, from uniform control flow: a batch of units of one wide stage, each run by a group
@@ -597,6 +710,7 @@ fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
     if (DYN_WIDE && !dyn_lane_active) {
         return DYN_SCRATCH;
     }
+    dyn_lane_staged = true;
     let j = atomicAdd(&dyn_wg_n_child, 1u);
     if (j >= DYN_CHILD_CAP) {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CHILD_CAP);
@@ -606,12 +720,40 @@ fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
 }
 
 fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
+    dyn_lane_staged = true;
     let j = atomicAdd(&dyn_wg_n_carry, 1u);
     if (j >= DYN_CARRY_CAP) {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CARRY_CAP);
         return DYN_SCRATCH;
     }
     return dyn_stage_frame(j, stage, 1u, rec);
+}
+
+// A `become` or single spawn of a one-lane unit: the lane holds it in registers (the site then
+// writes its payload into dyn_held_words) to run it next. A lane holds one unit: one it held
+// already (a spawn, then another spawn or a `become`) goes out as a frame first.
+fn dyn_hold(kind: u32, stage: u32, rec: u32) {
+    if (dyn_held != DYN_HELD_NONE) {
+        dyn_stage_held();
+    }
+    dyn_held = kind;
+    dyn_held_stage = stage;
+    dyn_held_rec = rec;
+}
+
+// The held unit becomes a staged frame: a carry stays at its parent's depth, a child is one of
+// its parent's spawns, so the staging caps and the stack bound count it as before.
+fn dyn_stage_held() {
+    var o: u32;
+    if (dyn_held == DYN_HELD_CARRY) {
+        o = dyn_push_carry(dyn_held_stage, dyn_held_rec);
+    } else {
+        o = dyn_push_child(dyn_held_stage, 1u, dyn_held_rec);
+    }
+    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
+        dyn_wg_staging[o + w] = dyn_held_words[w];
+    }
+    dyn_held = DYN_HELD_NONE;
 }
 
 // Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry
@@ -648,23 +790,54 @@ fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
     return rec;
 }
 
-// Every lane: after the batch, publish what fits in the ring and keep the rest on the stack.
-fn dyn_publish(me: u32, lid: u32) {
+// Lane 0 only: the statistics of this launch into the control block.
+fn dyn_flush_stats() {
+    let sums = array<u32, 7>(DYN_C_FALLBACKS, DYN_C_SPLITS, DYN_C_RESERVES_LOST, DYN_C_CLAIMS_LOST,
+                             DYN_C_BATCHES, DYN_C_IDLE_STEPS, DYN_C_FUEL_EXHAUSTED);
+    for (var i = 0u; i < 7u; i++) {
+        if (dyn_wg_stats[i] != 0u) {
+            atomicAdd(&dyn_control[sums[i]], dyn_wg_stats[i]);
+        }
+    }
+    atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], dyn_wg_stats[DYN_S_STACK_HIGH_WATER]);
+    atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], dyn_wg_stats[DYN_S_RING_HIGH_WATER]);
+    let lane_units = atomicLoad(&dyn_wg_lane_units);
+    if (lane_units != 0u) {
+        atomicAdd(&dyn_control[DYN_C_LANE_UNITS], lane_units);
+    }
+    if (dyn_wg_stats[DYN_S_BATCHES] != 0u) {
+        atomicAdd(&dyn_control[DYN_C_BUSY_WORKERS], 1u);
+    }
+}
+
+// Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
+fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     let slots = dyn_params.dyn_ring_slots;
-    let base = dyn_wg_top;
     if (lid == 0u) {
-        let n = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP) + min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
-        dyn_wg_scan = array<u32, 2>(atomicLoad(&dyn_control[DYN_C_TAIL]), n);
-        atomicStore(&dyn_wg_scan_run, n);
+        if (cmd[0] == DYN_CMD_RANGE) {
+            dyn_range_taken(me, cmd);
+        }
+        // Keyed hints always go to the ring when it has room (a mark without an entry waits
+        // for a sweep); children only as far as the ring is short of work.
+        let tail = atomicLoad(&dyn_control[DYN_C_TAIL]);
+        let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
+        var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
+        if (keyed + lent > 0u) {
+            lent = min(lent, dyn_lend_budget(tail));
+        }
+        dyn_wg_scan = array<u32, 2>(tail, keyed + lent);
+        atomicStore(&dyn_wg_scan_run, keyed + lent);
     }
     dyn_ring_scan(lid, 0u);
     if (lid == 0u) {
+        let base = dyn_wg_top;
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
+        let offered = dyn_wg_scan[1];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack.
-        let to_ring = dyn_ring_reserve(keyed + children, dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run));
+        let to_ring = dyn_ring_reserve(offered, dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run));
         let ticket = dyn_wg_post[3];
         var kept = children - (to_ring - min(to_ring, keyed));
         var stacked = carries;
@@ -673,11 +846,20 @@ fn dyn_publish(me: u32, lid: u32) {
             stacked = 0u;
             kept = 0u;
         }
-        dyn_wg_post = array<u32, 4>(stacked, to_ring, kept, ticket);
-        atomicAdd(&dyn_control[DYN_C_PENDING], carries + children);
-        atomicSub(&dyn_control[DYN_C_PENDING], atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted);
-        atomicAdd(&dyn_control[DYN_C_FALLBACKS], kept);
-        atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], base + stacked + kept);
+        dyn_wg_post = array<u32, 5>(stacked, to_ring, kept, ticket, base);
+        // One change of `pending` per batch, by the net amount: what this batch made (and the
+        // split it lends) minus the frames it finished. It never reads 0 while work exists.
+        let made = carries + children + u32(dyn_wg_split != 0u);
+        let done = atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted;
+        if (made != done) {
+            atomicAdd(&dyn_control[DYN_C_PENDING], made - done);
+        }
+        if (to_ring > 0u) {
+            dyn_wg_stats[DYN_S_RING_HIGH_WATER] = max(dyn_wg_stats[DYN_S_RING_HIGH_WATER], min(ticket + to_ring - dyn_wg_head, slots));
+        }
+        // Fallbacks: children the ring should have taken but had no room for.
+        dyn_wg_stats[DYN_S_FALLBACKS] += offered - to_ring - (keyed - min(to_ring, keyed));
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base + stacked + kept);
     }
     let post = workgroupUniformLoad(&dyn_wg_post);
     // Acquire: the reserved slots' previous frames were fully read before their consumers
@@ -687,6 +869,7 @@ fn dyn_publish(me: u32, lid: u32) {
     let to_ring = post[1];
     let kept = post[2];
     let ticket = post[3];
+    let base = post[4];
     let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
     let split = dyn_wg_split;
     // Onto the stack: the carries, then the first `kept` children above them (deeper work on top).
@@ -736,6 +919,9 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         dyn_wg_top = atomicLoad(&dyn_arena[me]);
         dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
         dyn_wg_idle = 0u;
+        dyn_wg_seen_pending = 0u;
+        dyn_wg_stats = array<u32, DYN_S_COUNT>();
+        atomicStore(&dyn_wg_lane_units, 0u);
         if (me == 0u) {
             atomicAdd(&dyn_control[DYN_C_LAUNCHES], 1u);
         }
@@ -770,7 +956,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
             if (give_back) {
                 atomicStore(&dyn_control[DYN_C_PENDING], 0u);
             }
-        } else if (cmd[0] == DYN_CMD_POP || cmd[0] == DYN_CMD_RANGE || cmd[0] == DYN_CMD_PACK || cmd[0] >= DYN_CMD_WIDE) {
+        } else if (cmd[0] == DYN_CMD_GATHER || cmd[0] == DYN_CMD_RANGE || cmd[0] >= DYN_CMD_WIDE) {
             // (DYN_WIDE: a program without wide stages compiles without the wide path.)
             if (DYN_WIDE && cmd[0] >= DYN_CMD_WIDE) {
                 dyn_run_wide(me, lid, cmd);
@@ -779,12 +965,13 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
             }
             workgroupBarrier();
             storageBarrier();
-            dyn_publish(me, lid);
+            dyn_publish(me, lid, cmd);
         }
     }
     workgroupBarrier();
     if (lid == 0u) {
         atomicStore(&dyn_arena[me], dyn_wg_top);
+        dyn_flush_stats();
     }
     for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
         let n = atomicLoad(&dyn_wg_units[s]);

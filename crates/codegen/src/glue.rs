@@ -54,6 +54,8 @@ fn unpack(program: &Program, ty: &Ty, word: &dyn Fn(u32) -> String, next: &mut u
 enum PayloadSink {
     Staging,
     Arena,
+    /// The lane's held unit (`dyn_held_words`), run next in registers or staged later.
+    Held,
 }
 
 /// Statements storing `value` of `ty` into words `o + i` of `sink`, starting at `*next`.
@@ -62,6 +64,7 @@ fn pack(program: &Program, ty: &Ty, value: &str, sink: PayloadSink, next: &mut u
         let _ = match sink {
             PayloadSink::Staging => writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({v});", *next),
             PayloadSink::Arena => writeln!(out, "    atomicStore(&dyn_arena[o + {}u], bitcast<u32>({v}));", *next),
+            PayloadSink::Held => writeln!(out, "    dyn_held_words[{}u] = bitcast<u32>({v});", *next),
         };
         *next += 1;
     };
@@ -120,6 +123,22 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
             format!("dyn_rec_increment({to}u, {bound}u)")
         }
     };
+    // A `become`, or a single spawn from a one-lane stage, is held in the lane's registers: the
+    // lane runs it next, in the same batch, unless something makes it stage the unit as a frame
+    // (docs/executor.md, "Units in registers"). Wide bodies stage every spawn.
+    let held = match edge.kind {
+        EdgeKind::Become => Some("DYN_HELD_CARRY"),
+        EdgeKind::Spawn if program.stages[edge.from].width == 1 => Some("DYN_HELD_CHILD"),
+        _ => None,
+    };
+    if let Some(kind) = held {
+        let _ = writeln!(out, "    dyn_hold({kind}, {to}u, {rec});");
+        if let Some(t) = payload_ty {
+            pack(program, t, "p", PayloadSink::Held, &mut 0, &mut out);
+        }
+        out.push_str("}\n");
+        return out;
+    }
     match edge.kind {
         EdgeKind::FanOut => {
             if queue.is_none() {
@@ -130,10 +149,7 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
         EdgeKind::Spawn => {
             let _ = writeln!(out, "    let o = dyn_push_child({to}u, 1u, {rec});");
         }
-        EdgeKind::Become => {
-            let _ = writeln!(out, "    let o = dyn_push_carry({to}u, {rec});");
-        }
-        EdgeKind::Keyed => unreachable!("handled above"),
+        EdgeKind::Become | EdgeKind::Keyed => unreachable!("handled above"),
     }
     match payload_ty {
         Some(t) => pack(program, t, "p", PayloadSink::Staging, &mut 0, &mut out),
@@ -186,14 +202,21 @@ fn frame_payload(program: &Program, ty: &Ty) -> String {
     )
 }
 
-/// The call running unit `index` of `stage` whose frame starts at word `f` of the arena.
-fn call_stage(program: &Program, stage: StageId) -> String {
+/// The call running unit `index` of `stage`, its payload read by `payload` (from a frame, or
+/// from the lane's registers).
+fn call_stage(program: &Program, stage: StageId, payload: fn(&Program, &Ty) -> String) -> String {
     let s = &program.stages[stage];
     let payload = s
         .payload
         .as_ref()
-        .map_or("0u".to_string(), |(_, ty)| frame_payload(program, ty));
+        .map_or("0u".to_string(), |(_, ty)| payload(program, ty));
     format!("dyn_stage_{}({payload}, index)", s.name)
+}
+
+/// A payload of type `ty` from the lane's unit words (`dyn_unit_words`, loaded from its frame or
+/// moved from a held unit).
+fn unit_payload(program: &Program, ty: &Ty) -> String {
+    unpack(program, ty, &|i| format!("dyn_unit_words[{i}u]"), &mut 0)
 }
 
 /// One compute entry point per dispatched stage: its workgroups drain the stage's queue.
@@ -212,7 +235,7 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
         if (lid == 0u) {{
             units += take[2];
         }}",
-                call_stage(program, d.stage)
+                call_stage(program, d.stage, frame_payload)
             )
         } else {
             format!(
@@ -221,7 +244,7 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
             {};
             units += 1u;
         }}",
-                call_stage(program, d.stage)
+                call_stage(program, d.stage, frame_payload)
             )
         };
         let _ = write!(
@@ -320,12 +343,12 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // Two switches: Tint rejects a call of a function with a barrier (a wide body) from
     // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
     // Dispatched stages run in their own kernels only.
-    out.push_str("fn dyn_execute(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
+    out.push_str("fn dyn_execute(stage: u32, index: u32) {\n    switch stage {\n");
     for id in (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none()) {
         let _ = writeln!(
             out,
             "        case {id}u: {{\n            {};\n        }}",
-            call_stage(program, id)
+            call_stage(program, id, unit_payload)
         );
     }
     out.push_str(EXECUTE_DEFAULT);
@@ -414,24 +437,6 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
             parts.join(" + ")
         }
     };
-    // A leaf stages nothing for the persistent kernel: spawns into queues go straight to the arena.
-    let leaves: Vec<String> = program
-        .stages
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.sites.iter().all(|&k| partition.bypasses_staging(program.edges[k].to)))
-        .map(|(id, _)| format!("stage == {id}u"))
-        .collect();
-    out.push_str("fn dyn_is_leaf(stage: u32) -> bool {\n");
-    let _ = writeln!(
-        out,
-        "    return {};\n}}\n",
-        if leaves.is_empty() {
-            "false".into()
-        } else {
-            leaves.join(" || ")
-        }
-    );
     out.push_str("fn dyn_mark_offset(stage: u32) -> u32 {\n");
     for (i, (id, _)) in keyed.iter().enumerate() {
         let _ = writeln!(out, "    if (stage == {id}u) {{\n        return {};\n    }}", offset(i));

@@ -9,12 +9,28 @@ pub const WORKGROUP_SIZE: u32 = 64;
 pub const WORKGROUP_MEMORY: u32 = 16 * 1024;
 /// Workgroup memory the staging area may use, in bytes (the rest is the scheduler's).
 pub const STAGING_BUDGET: u32 = 12 * 1024;
-/// Plan iterations a worker spends finding nothing before it leaves the launch.
+/// Plan iterations in a row a worker spends finding nothing, while `pending` does not change,
+/// before it leaves the launch. A change of `pending` (others are making progress, so work may
+/// be lent soon) starts the count again; fuel still bounds the loop.
 pub const IDLE_LIMIT: u32 = 64;
-/// Compare-and-swap attempts on a ring counter before a worker reports no room / nothing.
-pub const CAS_ATTEMPTS: u32 = 32;
-/// Indices each lane runs per step of a range of a stage that spawns nothing.
+/// Compare-and-swap attempts on a ring counter before a worker reports no room / nothing. Few:
+/// a lost race means others are publishing, and a frame that finds no room stays on the stack.
+pub const CAS_ATTEMPTS: u32 = 4;
+/// Indices each lane of a dispatched stage's kernel runs per chunk when the stage spawns nothing.
 pub const LEAF_UNROLL: u32 = 16;
+/// Units one lane may run in one batch, in registers: after its unit, a lane that staged nothing
+/// runs its `become` carry or lone single spawn at once, or takes the next index of the batch's
+/// range, until this many units ran (then its carry is staged as a frame).
+pub const LANE_UNITS: u32 = 256;
+/// Indices of a range one batch offers its lanes (times `DYN_BATCH`): lanes that stage nothing
+/// take the next one when their unit is done; what is left stays in the frame.
+pub const RANGE_WINDOW: u32 = 16;
+/// Frames per worker the ring should hold for idle workers: a batch lends its children (and a
+/// range its upper half) only while the ring holds fewer than `workers * LEND_FRAMES`; the rest
+/// stay on the spawner's stack, depth-first.
+pub const LEND_FRAMES: u32 = 8;
+/// Words of one cache line: hot control words sit on lines of their own.
+pub const LINE_WORDS: u32 = 32;
 /// Mark words one sweep step scans.
 pub const SWEEP_WORDS: u32 = 16;
 /// Smallest ring, in slots.
@@ -31,25 +47,32 @@ pub const QUEUE_WORDS: u32 = 8;
 /// Most workgroups a dispatch gets (WebGPU's guaranteed `maxComputeWorkgroupsPerDimension`).
 pub const MAX_DISPATCH_GROUPS: u32 = 65535;
 
-/// Control-block words, in order. The executor's WGSL refers to them as `DYN_C_<NAME>`.
+/// Control-block words, in order. The executor's WGSL refers to them as `DYN_C_<NAME>`. The
+/// words every worker touches every step (`DONE`), every batch (`PENDING`) or on every ring
+/// transfer (`HEAD`, `TAIL`) each have a cache line of their own; the statistics, written once
+/// per worker and launch, share the first line after `ERROR`.
 pub const CONTROL: &[(&str, u32)] = &[
     ("ARGS", 0),
     ("DONE", 3),
     ("ERROR", 4),
-    ("HEAD", 8),
-    ("TAIL", 9),
-    ("PENDING", 10),
-    ("SWEEP", 11),
-    ("LAUNCHES", 12),
-    ("FUEL_EXHAUSTED", 13),
-    ("RING_HIGH_WATER", 14),
-    ("STACK_HIGH_WATER", 15),
-    ("FALLBACKS", 16),
-    ("SPLITS", 17),
-    ("ROUNDS", 18),
-    ("RESERVES_LOST", 19),
-    ("CLAIMS_LOST", 20),
-    ("UNITS", 21),
+    ("SWEEP", 8),
+    ("LAUNCHES", 9),
+    ("FUEL_EXHAUSTED", 10),
+    ("RING_HIGH_WATER", 11),
+    ("STACK_HIGH_WATER", 12),
+    ("FALLBACKS", 13),
+    ("SPLITS", 14),
+    ("ROUNDS", 15),
+    ("RESERVES_LOST", 16),
+    ("CLAIMS_LOST", 17),
+    ("BATCHES", 18),
+    ("LANE_UNITS", 19),
+    ("IDLE_STEPS", 20),
+    ("BUSY_WORKERS", 21),
+    ("HEAD", LINE_WORDS),
+    ("TAIL", 2 * LINE_WORDS),
+    ("PENDING", 3 * LINE_WORDS),
+    ("UNITS", 4 * LINE_WORDS),
 ];
 
 /// Statistics exposed in the manifest: (control word name, stat name, meaning).
@@ -95,6 +118,26 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "CLAIMS_LOST",
         "claims_lost",
         "ring claims given up after losing every compare-and-swap on the head",
+    ),
+    (
+        "BATCHES",
+        "batches",
+        "batches the workers ran (units / batches = units per batch)",
+    ),
+    (
+        "LANE_UNITS",
+        "lane_units",
+        "units a lane ran in registers after another in the same batch (carries, lone spawns, further range indices)",
+    ),
+    (
+        "IDLE_STEPS",
+        "idle_steps",
+        "plan steps in which a worker found nothing to run",
+    ),
+    (
+        "BUSY_WORKERS",
+        "busy_worker_launches",
+        "worker launches that ran at least one batch (/ launches = busy workers per launch)",
     ),
 ];
 
@@ -233,7 +276,10 @@ impl Layout {
         c("IDLE_LIMIT", IDLE_LIMIT);
         c("SWEEP_WORDS", SWEEP_WORDS);
         c("CAS_ATTEMPTS", CAS_ATTEMPTS);
-        c("LEAF_UNROLL", LEAF_UNROLL);
+        c("LANE_UNITS", LANE_UNITS);
+        c("RANGE_WINDOW", RANGE_WINDOW);
+        c("LEND_FRAMES", LEND_FRAMES);
+        c("PAYLOAD_WORDS", (self.frame_words - FRAME_HEADER_WORDS).max(1));
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);
         c("QUEUE_WORDS", QUEUE_WORDS);

@@ -102,3 +102,29 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
         }
     }
 }
+
+/// Every constant in docs/executor.md's "Constants" table has the value the generated WGSL
+/// declares, so the text cannot drift from the code.
+#[test]
+fn executor_doc_quotes_the_code_constants() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/executor.md")).unwrap();
+    let table = doc.split("## Constants").nth(1).expect("a Constants section");
+    let wgsl = generate(&examples()[0], Schedule::Megakernel).wgsl;
+    let mut checked = 0;
+    for row in table.lines().take_while(|l| !l.starts_with("## ")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (Some(name), Some(value)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let Some(name) = name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) else {
+            continue;
+        };
+        let declared = format!("const {name}: u32 = {value}u;");
+        assert!(
+            wgsl.contains(&declared),
+            "docs/executor.md says `{name}` is {value}; the WGSL has no `{declared}`"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "the Constants table lost its rows ({checked} read)");
+}

@@ -39,9 +39,11 @@
 //! - `atomicCompareExchangeWeak` is `compare_exchange` (loom does not model spurious failure;
 //!   the WGSL treats a failure like a lost race anyway).
 //!
-//! Not modelled: fan-out ranges, lazy splitting and packed small ranges (`DYN_CMD_RANGE`,
-//! `DYN_CMD_PACK`: they touch only the worker's own stack, apart from the split's reservation),
-//! the recursion counters, errors and statistics. The first attempt of a claim or reservation
+//! Not modelled: fan-out ranges, lazy splitting and how a batch is formed (`DYN_CMD_RANGE`
+//! windows, `DYN_CMD_GATHER`: they touch only the worker's own stack, apart from the split's
+//! reservation), units a lane runs in registers (a held `become` or single spawn, or the next
+//! index of a window: nothing shared is touched until the batch publishes, where a held unit that
+//! was not run is an ordinary carry or child), the recursion counters, errors and statistics. The first attempt of a claim or reservation
 //! reads the slot states with all lanes at once (`dyn_ring_scan`), here one after another: the
 //! same loads before the same compare-and-swap, whose success alone makes them valid. [`Sys::publish`] handles carries (`become`), but no scenario makes one.
 //!
@@ -92,6 +94,9 @@ const BATCH: u32 = 2;
 const ATTEMPTS: u32 = 4;
 /// `DYN_IDLE_LIMIT`.
 const IDLE_LIMIT: u32 = 1;
+/// `workers * DYN_LEND_FRAMES`: the most frames the ring should hold before children stay on
+/// their spawner's stack. One, so that scenarios reach both lending and keeping.
+const LEND_TARGET: u32 = 1;
 /// `DYN_SWEEP_WORDS`.
 const SWEEP_WORDS: u32 = 1;
 /// Preemption bound of every model (`LOOM_MAX_PREEMPTIONS` overrides it).
@@ -458,7 +463,14 @@ impl Sys {
         let carries = out.carries.len() as u32;
         let children = out.children.len() as u32;
         let keyed = out.hints.len() as u32;
-        let (to_ring, ticket) = self.ring_reserve(keyed + children);
+        // `dyn_lend_budget`: children go to the ring only while it holds fewer than the lending
+        // target (two relaxed reads: an estimate; any count the reserve grants is correct).
+        let queued = self.tail.load(R).wrapping_sub(self.head.load(R));
+        let lent = children.min(LEND_TARGET.saturating_sub(queued));
+        if lent < children {
+            Coverage::hit(&self.cov.kept_by_choice);
+        }
+        let (to_ring, ticket) = self.ring_reserve(keyed + lent);
         let keyed_to_ring = to_ring.min(keyed);
         let kept = children - (to_ring - keyed_to_ring);
         if kept > 0 {
@@ -484,8 +496,13 @@ impl Sys {
             sub(finished);
             add(carries + children);
         } else {
-            add(carries + children);
-            sub(finished);
+            // One change by the net amount, as `dyn_publish` does.
+            let made = carries + children;
+            if made >= finished {
+                add(made - finished);
+            } else {
+                sub(finished - made);
+            }
         }
         // Onto the stack: the carries, then the first `kept` children (deeper work on top).
         stack.extend_from_slice(&out.carries);
@@ -504,6 +521,7 @@ impl Sys {
 struct Coverage {
     executions: AtomicUsize,
     fallbacks: AtomicUsize,
+    kept_by_choice: AtomicUsize,
     hints_dropped: AtomicUsize,
     hints_skipped: AtomicUsize,
     swept: AtomicUsize,
@@ -516,6 +534,7 @@ impl Coverage {
         Coverage {
             executions: AtomicUsize::new(0),
             fallbacks: AtomicUsize::new(0),
+            kept_by_choice: AtomicUsize::new(0),
             hints_dropped: AtomicUsize::new(0),
             hints_skipped: AtomicUsize::new(0),
             swept: AtomicUsize::new(0),
@@ -534,10 +553,11 @@ impl Coverage {
 
     fn report(&self, name: &str) {
         println!(
-            "{name}: {} executions; paths reached: fallback {}, hint dropped {}, hint skipped {}, \
-             sweep {}, ring claim {}, slot reused {}",
+            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, hint dropped {}, \
+             hint skipped {}, sweep {}, ring claim {}, slot reused {}",
             Self::get(&self.executions),
             Self::get(&self.fallbacks),
+            Self::get(&self.kept_by_choice),
             Self::get(&self.hints_dropped),
             Self::get(&self.hints_skipped),
             Self::get(&self.swept),
@@ -551,6 +571,7 @@ impl Coverage {
 fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame>, fuel: u32) {
     let mut fuel = fuel;
     let mut idle = 0;
+    let mut seen_pending = 0;
     loop {
         storage_barrier();
         // dyn_plan
@@ -572,7 +593,8 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame
                 Coverage::hit(&sys.cov.swept);
                 continue;
             }
-            if sys.pending.load(R) == 0 {
+            let pending = sys.pending.load(R);
+            if pending == 0 {
                 if !prog.is_loop() {
                     prog.done();
                     sys.finish();
@@ -589,6 +611,11 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame
                     }
                     continue;
                 }
+            }
+            // Polling goes on while `pending` moves (fuel still bounds the loop).
+            if pending != seen_pending {
+                seen_pending = pending;
+                idle = 0;
             }
             idle += 1;
             if idle > IDLE_LIMIT {
@@ -860,6 +887,7 @@ fn termination_detection() {
     COV.report("termination_detection");
     // The scenario reaches both the ring and the serial fallback.
     assert!(Coverage::get(&COV.fallbacks) > 0);
+    assert!(Coverage::get(&COV.kept_by_choice) > 0);
     assert!(Coverage::get(&COV.ring_taken) > 0);
 }
 

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds dyngc-bench in release for the team's H200 through wgpu's Vulkan backend (unpatched).
+# Output (git-ignored, to `carry` to the device machine): bench/h200/carry-vulkan/
+#   dyngc-bench               the binary
+#   libvulkan1_*.deb          the Vulkan loader, unpacked there with dpkg -x (run-vulkan.sh does it)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="$root/bench/h200/carry-vulkan"
+cd "$root"
+cargo build --release -p dyngc-bench
+mkdir -p "$out"
+cp target/release/dyngc-bench "$out/"
+if ! ls "$out"/libvulkan1_*.deb >/dev/null 2>&1; then
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  mkdir -p /tmp/amd64/partial
+  apt-get $o update >/dev/null
+  (cd "$out" && apt-get $o download libvulkan1)
+fi
+ls -la "$out"

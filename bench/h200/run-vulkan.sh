@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs dyngc-bench on the team's H200 through wgpu's Vulkan backend. Run on the device machine,
+# from the repository root, with bench/h200/carry-vulkan carried there (bench/h200/build-vulkan.sh).
+# Writes JSON and a log to $OUT, named h200-vk-TAG-PART (TAG: the first argument). Parts, each
+# well under one device call's 10 minutes:
+#   bash bench/h200/run-vulkan.sh TAG main   # triangle, tree, bfs (kron14/18/20, path, star), collatz
+#   bash bench/h200/run-vulkan.sh TAG kron   # bfs on Kronecker scale 16, 21, 22
+#   bash bench/h200/run-vulkan.sh TAG rows   # row_sum (a wide stage)
+set -euo pipefail
+: "${OUT:?set OUT to the directory the results go to}"
+tag="${1:?usage: $0 TAG main|kron|rows}"
+part="${2:?usage: $0 TAG main|kron|rows}"
+here=bench/h200/carry-vulkan
+for f in "$here"/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json WGPU_BACKEND=vulkan
+common=(run --backend vulkan --workers 1024 --reps 3 --timeout-s 12 --arenas min,x16,x256,expand)
+case "$part" in
+  main)
+    cases=(--case triangle:1e6 --case triangle:1e8 --case triangle:1e9 --case tree:1e5 --case tree:1e6
+           --case tree:1e7 --case bfs:kron14 --case bfs:kron18 --case bfs:kron20 --case bfs:path1e4
+           --case bfs:star1e6 --case collatz:1e6) ;;
+  kron)
+    cases=(--case bfs:kron16 --case bfs:kron21 --case bfs:kron22) ;;
+  rows)
+    cases=(--case row_sum:kron16 --case row_sum:kron18 --case row_sum:kron20 --methods cpu,dyngc,dyngc-partitioned,dyngc-narrow) ;;
+  *) echo "usage: $0 TAG main|kron|rows" >&2; exit 2 ;;
+esac
+"$here/dyngc-bench" "${common[@]}" "${cases[@]}" --note "bench/h200/run-vulkan.sh $tag $part" \
+  --out "$OUT/h200-vk-$tag-$part.json" 2>&1 | tee "$OUT/h200-vk-$tag-$part.log"
