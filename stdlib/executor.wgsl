@@ -207,14 +207,14 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
     return 0u;
 }
 
-// Lane 0 only. Claims up to DYN_BATCH published frames from the ring head, the first attempt
-// taking `k0` frames from ticket `h0` (found published by a scan).
-fn dyn_ring_claim(h0: u32, k0: u32) -> u32 {
+// Lane 0 only. Claims up to `n` (at most DYN_BATCH) published frames from the ring head, the
+// first attempt taking `k0` frames from ticket `h0` (found published by a scan).
+fn dyn_ring_claim(h0: u32, k0: u32, n: u32) -> u32 {
     var h = h0;
     var k = k0;
     for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
         if (attempt > 0u) {
-            k = dyn_ring_run(h, DYN_BATCH, 1u);
+            k = dyn_ring_run(h, n, 1u);
         }
         if (k == 0u) {
             return 0u;
@@ -284,10 +284,13 @@ fn dyn_prescan(me: u32, lid: u32) {
     let top = workgroupUniformLoad(&dyn_wg_top);
     if (top == 0u) {
         if (lid == 0u) {
+            // At most half of what is queued (at least one frame): a hungry worker leaves the
+            // rest to the others instead of hoarding a batch of frames, each maybe a big range.
             let head = atomicLoad(&dyn_control[DYN_C_HEAD]);
+            let queued = atomicLoad(&dyn_control[DYN_C_TAIL]) - head;
             var n = 0u;
-            if (atomicLoad(&dyn_control[DYN_C_TAIL]) != head) {
-                n = DYN_BATCH;
+            if (queued != 0u) {
+                n = min(DYN_BATCH, max(1u, queued / 2u));
             }
             dyn_wg_scan = array<u32, 2>(head, n);
             atomicStore(&dyn_wg_scan_run, n);
@@ -362,7 +365,7 @@ fn dyn_plan(me: u32) {
     }
     dyn_wg_fuel -= 1u;
     if (dyn_wg_top == 0u) {
-        let claimed = dyn_ring_claim(dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run));
+        let claimed = dyn_ring_claim(dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run), dyn_wg_scan[1]);
         if (claimed > 0u) {
             dyn_wg_idle = 0u;
             dyn_wg_cmd[0] = DYN_CMD_CLAIM;
@@ -447,6 +450,8 @@ fn dyn_plan(me: u32) {
             dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + 1u] = mid;
             hi = mid;
             atomicStore(&dyn_arena[f + 2u], mid);
+            // Counted before it is published (dyn_publish_split), as every frame is.
+            atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
             dyn_wg_stats[DYN_S_SPLITS] += 1u;
         }
         let count = min(window, hi - lo);
@@ -790,6 +795,23 @@ fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
     return rec;
 }
 
+// Every lane, before a range batch runs, when its plan split the range: the upper half goes out
+// at once (the same barriers as dyn_publish), so idle workers get it while this batch runs.
+fn dyn_publish_split(lid: u32, split: u32) {
+    let slots = dyn_params.dyn_ring_slots;
+    let t = split - 1u;
+    // Acquire: the slot's previous frame was read before its consumer freed it.
+    storageBarrier();
+    if (lid < DYN_FRAME_WORDS) {
+        atomicStore(&dyn_arena[dyn_ring_frame(t & (slots - 1u)) + lid], dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid]);
+    }
+    // Release: the frame is visible before its state says "published".
+    storageBarrier();
+    if (lid == 0u) {
+        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
+    }
+}
+
 // Lane 0 only: the statistics of this launch into the control block.
 fn dyn_flush_stats() {
     let sums = array<u32, 7>(DYN_C_FALLBACKS, DYN_C_SPLITS, DYN_C_RESERVES_LOST, DYN_C_CLAIMS_LOST,
@@ -847,9 +869,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             kept = 0u;
         }
         dyn_wg_post = array<u32, 5>(stacked, to_ring, kept, ticket, base);
-        // One change of `pending` per batch, by the net amount: what this batch made (and the
-        // split it lends) minus the frames it finished. It never reads 0 while work exists.
-        let made = carries + children + u32(dyn_wg_split != 0u);
+        // One change of `pending` per batch, by the net amount: what this batch made minus the
+        // frames it finished. It never reads 0 while work exists.
+        let made = carries + children;
         let done = atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted;
         if (made != done) {
             atomicAdd(&dyn_control[DYN_C_PENDING], made - done);
@@ -871,7 +893,6 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     let ticket = post[3];
     let base = post[4];
     let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
-    let split = dyn_wg_split;
     // Onto the stack: the carries, then the first `kept` children above them (deeper work on top).
     for (var j = lid; j < (carries + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
@@ -892,18 +913,10 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         }
         atomicStore(&dyn_arena[dyn_ring_frame((ticket + n) & (slots - 1u)) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
     }
-    if (split != 0u && lid < DYN_FRAME_WORDS) {
-        let v = dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid];
-        atomicStore(&dyn_arena[dyn_ring_frame((split - 1u) & (slots - 1u)) + lid], v);
-    }
     // Release: the frames above are visible before any state says "published".
     storageBarrier();
     for (var n = lid; n < to_ring; n += DYN_WG) {
         let t = ticket + n;
-        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
-    }
-    if (split != 0u && lid == 0u) {
-        let t = split - 1u;
         atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
     }
     if (lid == 0u) {
@@ -957,6 +970,12 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
                 atomicStore(&dyn_control[DYN_C_PENDING], 0u);
             }
         } else if (cmd[0] == DYN_CMD_GATHER || cmd[0] == DYN_CMD_RANGE || cmd[0] >= DYN_CMD_WIDE) {
+            if (cmd[0] == DYN_CMD_RANGE || (cmd[0] >= DYN_CMD_WIDE && ((cmd[0] - DYN_CMD_WIDE) & 1u) != 0u)) {
+                let split = workgroupUniformLoad(&dyn_wg_split);
+                if (split != 0u) {
+                    dyn_publish_split(lid, split);
+                }
+            }
             // (DYN_WIDE: a program without wide stages compiles without the wide path.)
             if (DYN_WIDE && cmd[0] >= DYN_CMD_WIDE) {
                 dyn_run_wide(me, lid, cmd);

@@ -192,7 +192,8 @@ pub struct RunArgs {
     /// Directory for the outputs, one NAME.npy each (created if missing).
     #[arg(long = "out", short = 'o', value_name = "DIR")]
     pub out: PathBuf,
-    /// Persistent workgroups to launch (clamped to what the arena and device hold).
+    /// Persistent workgroups to launch (clamped to what the arena and device hold). Default: 1024
+    /// on a GPU, the manifest's default on a CPU device such as SwiftShader.
     #[arg(long, value_name = "N")]
     pub workgroups: Option<u32>,
     /// Scheduler steps per workgroup per launch.

@@ -14,6 +14,9 @@ use std::time::Duration;
 
 /// Arena size when `--arena` is not given (or the device's limit if smaller).
 const DEFAULT_ARENA: u64 = 64 << 20;
+/// Workgroups `dyngc run` asks for on a GPU when `--workgroups` is not given (fewer where the
+/// arena holds fewer).
+const GPU_WORKERS: u32 = 1024;
 
 fn runtime_failure(e: Error) -> Failure {
     if e.is_usage() {
@@ -134,7 +137,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         Some(a) => Some(parse_arena(a, manifest).map_err(Failure::usage)?),
         None => None,
     };
-    let setup_for = |arena_bytes: u64| {
+    let setup_for = |arena_bytes: u64, workers: Option<u32>| {
         let mut setup = RunSetup::new(arena_bytes);
         for (name, bytes) in &inputs {
             setup.input(name.clone(), bytes);
@@ -142,13 +145,16 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         for (name, value) in &params {
             setup.param(name.clone(), *value);
         }
-        setup.workers = args.workgroups;
+        setup.workers = workers;
         setup.fuel = args.fuel;
         setup
     };
     Plan::new(
         manifest,
-        &setup_for(arena.unwrap_or(DEFAULT_ARENA).max(manifest.executor.arena.min_bytes)),
+        &setup_for(
+            arena.unwrap_or(DEFAULT_ARENA).max(manifest.executor.arena.min_bytes),
+            args.workgroups,
+        ),
         &DeviceLimits::unlimited(),
     )
     .map_err(runtime_failure)?;
@@ -164,7 +170,12 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
             * 4
     });
     let executor = Executor::new(&gpu.device, manifest, &artifact.wgsl).map_err(runtime_failure)?;
-    let setup = setup_for(arena);
+    // A GPU runs thousands of workgroups at once: fill it unless told otherwise. A CPU device
+    // (SwiftShader) runs a few at a time, and the manifest's default suits it better.
+    let workers = args
+        .workgroups
+        .or((gpu.info.device_type != dyngc_runtime::wgpu::DeviceType::Cpu).then_some(GPU_WORKERS));
+    let setup = setup_for(arena, workers);
     let mut run = executor.prepare(&gpu.queue, &setup).map_err(runtime_failure)?;
     let plan = run.plan();
     if args.workgroups.is_some() && plan.workers < plan.requested_workers {
