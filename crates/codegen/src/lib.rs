@@ -434,6 +434,11 @@ fn literal_bits(text: &str, scalar: Scalar) -> Option<u32> {
     Some((if neg { -v } else { v }) as u32)
 }
 
+/// Bytes of the parameter uniform: four config words, the parameters, the lengths, padded to 16.
+fn params_size(program: &Program) -> u32 {
+    (16 + 4 * (program.params.len() + glue::length_slots(program).count()) as u32).next_multiple_of(16)
+}
+
 fn manifest(
     program: &Program,
     schedule: Schedule,
@@ -470,37 +475,42 @@ fn manifest(
             }
         })
         .collect();
-    let word = |name: &str, binding: u32, role: art::Role, access: art::Access| art::Binding {
+    let word = |name: &str, binding: u32, role: art::Role| art::Binding {
         name: name.to_string(),
         group: 0,
         binding,
         role,
-        access,
+        access: art::Access::ReadWrite,
         element: art::Element {
             scalar: Some(art::ScalarKind::U32),
             components: 1,
-            atomic: access == art::Access::ReadWrite,
-            wgsl: if access == art::Access::Uniform {
-                "DynParams".into()
-            } else {
-                "atomic<u32>".into()
-            },
+            atomic: true,
+            wgsl: "atomic<u32>".into(),
             size: 4,
         },
-        array: access != art::Access::Uniform,
+        array: true,
         length: None,
         fill: None,
     };
-    bindings.push(word("dyn_params", eb.params, art::Role::Params, art::Access::Uniform));
-    bindings.push(word(
-        "dyn_control",
-        eb.control,
-        art::Role::Control,
-        art::Access::ReadWrite,
-    ));
-    bindings.push(word("dyn_arena", eb.arena, art::Role::Arena, art::Access::ReadWrite));
+    // The parameter uniform is one struct of 32-bit fields: the config words, the parameters and
+    // the lengths, padded to `params_size`.
+    let fields = 4 + program.params.len() + glue::length_slots(program).count();
+    bindings.push(art::Binding {
+        access: art::Access::Uniform,
+        element: art::Element {
+            scalar: None,
+            components: fields as u32,
+            atomic: false,
+            wgsl: "DynParams".into(),
+            size: params_size(program),
+        },
+        array: false,
+        ..word("dyn_params", eb.params, art::Role::Params)
+    });
+    bindings.push(word("dyn_control", eb.control, art::Role::Control));
+    bindings.push(word("dyn_arena", eb.arena, art::Role::Arena));
     if let Some(b) = eb.marks {
-        bindings.push(word("dyn_marks", b, art::Role::Marks, art::Access::ReadWrite));
+        bindings.push(word("dyn_marks", b, art::Role::Marks));
     }
     bindings.sort_by_key(|b| (b.group, b.binding));
 
@@ -565,7 +575,7 @@ fn manifest(
                 ring_slots: 4,
                 fuel: 8,
             },
-            params_size: (16 + 4 * (program.params.len() + lengths.len()) as u32).next_multiple_of(16),
+            params_size: params_size(program),
             lengths,
             arena: art::ArenaLayout {
                 frame_words: layout.frame_words,
@@ -578,7 +588,7 @@ fn manifest(
             control: art::ControlLayout {
                 words: layout.control_words,
                 indirect_args: control("ARGS"),
-                done: control("DONE"),
+                done: layout.complete,
                 error: control("ERROR"),
                 stats: layout::STATS
                     .iter()
