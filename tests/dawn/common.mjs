@@ -179,10 +179,10 @@ export async function createPipelines(device, m, code, wgslPath, fail) {
 
   const kind = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
   const groups = Math.max(-1, ...m.bindings.map((b) => b.group)) + 1;
-  return scoped(device, 'creating the bind group layouts and pipelines', () => {
-    const layouts = [];
+  const layouts = await scoped(device, 'creating the bind group layouts', () => {
+    const out = [];
     for (let g = 0; g < groups; g++) {
-      layouts.push(device.createBindGroupLayout({
+      out.push(device.createBindGroupLayout({
         label: `${m.name} group ${g}`,
         entries: m.bindings.filter((b) => b.group === g).map((b) => ({
           binding: b.binding,
@@ -191,12 +191,22 @@ export async function createPipelines(device, m, code, wgslPath, fail) {
         })),
       }));
     }
-    const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
-    const pipeline = (entryPoint) => device.createComputePipeline({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } });
-    // The partitioned schedule's kernels run after every launch of `main`, in this order.
-    const dispatches = (m.entry_points.dispatches ?? []).map((d) => ({ pipeline: pipeline(d.entry_point), args: d.indirect_args }));
-    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main), dispatches };
+    return out;
   }, fail);
+  const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
+  // Asynchronously, all at once: a browser's first synchronous compile blocks its thread for
+  // seconds (docs/manifest.md, step 1). The partitioned schedule's kernels run after every
+  // launch of `main`, in this order.
+  const entries = [m.entry_points.init, m.entry_points.main, ...(m.entry_points.dispatches ?? []).map((d) => d.entry_point)];
+  let pipelines;
+  try {
+    pipelines = await Promise.all(entries.map((entryPoint) => device.createComputePipelineAsync({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } })));
+  } catch (e) {
+    fail(EXIT_GPU, `WebGPU error while creating the pipelines: ${e.message}`);
+  }
+  const [init, main, ...kernels] = pipelines;
+  const dispatches = kernels.map((pipeline, j) => ({ pipeline, args: m.entry_points.dispatches[j].indirect_args }));
+  return { layouts, init, main, dispatches };
 }
 
 // The indirect buffer's size: three words for `main`, then three for each of the partitioned

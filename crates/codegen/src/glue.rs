@@ -201,7 +201,11 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
     // Queue q's stage, for the error of a check launch (dyn_check_dispatches).
     let mut out = String::from("fn dyn_queue_stage(q: u32) -> u32 {\n    switch q {\n");
     for (q, d) in partition.dispatches.iter().enumerate() {
-        let _ = writeln!(out, "        case {q}u: {{\n            return {}u;\n        }}", d.stage);
+        let _ = writeln!(
+            out,
+            "        case {q}u: {{\n            return {}u;\n        }}",
+            d.stage
+        );
     }
     out.push_str("        default: {\n            return DYN_STAGES;\n        }\n    }\n}\n");
     for (q, d) in partition.dispatches.iter().enumerate() {

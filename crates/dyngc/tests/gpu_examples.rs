@@ -720,7 +720,11 @@ fn launching_only_main_is_a_kernel_error() {
         let artifact = support::compile(case.example, Schedule::Partitioned);
         let mut manifest = artifact.manifest.clone();
         let dispatched: Vec<u32> = manifest.entry_points.dispatches.iter().map(|d| d.stage).collect();
-        assert!(!dispatched.is_empty(), "{}: the partitioned build dispatches a stage", case.example);
+        assert!(
+            !dispatched.is_empty(),
+            "{}: the partitioned build dispatches a stage",
+            case.example
+        );
         manifest.entry_points.dispatches.clear();
         let exec = Executor::new(&GPU.device, &manifest, &artifact.wgsl).unwrap_or_else(|e| panic!("{e}"));
         let inputs = case.input_bytes();
@@ -734,8 +738,13 @@ fn launching_only_main_is_a_kernel_error() {
                 setup.param(name.clone(), *value);
             }
             setup.workers(workers);
-            let what = format!("{} without its dispatches, arena {arena}, {workers} workers", case.example);
-            let mut run = exec.prepare(&GPU.queue, &setup).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let what = format!(
+                "{} without its dispatches, arena {arena}, {workers} workers",
+                case.example
+            );
+            let mut run = exec
+                .prepare(&GPU.queue, &setup)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             let opts = WaitOptions {
                 timeout: RUN_TIMEOUT,
                 ..Default::default()
@@ -743,8 +752,14 @@ fn launching_only_main_is_a_kernel_error() {
             match run.execute(&opts, &mut |_| {}) {
                 Err(Error::Kernel(k)) => {
                     assert_eq!(k.name, "DISPATCH_MISSING", "{what}: {k}");
-                    assert!(dispatched.contains(&k.stage_id), "{what}: {k} names no dispatched stage");
-                    assert!(k.value > 0, "{what}: {k}: the first dispatch's queue holds the work it missed");
+                    assert!(
+                        dispatched.contains(&k.stage_id),
+                        "{what}: {k} names no dispatched stage"
+                    );
+                    assert!(
+                        k.value > 0,
+                        "{what}: {k}: the first dispatch's queue holds the work it missed"
+                    );
                     let message = k.to_string();
                     assert!(message.contains("entry_points.dispatches"), "{what}: {message}");
                 }
