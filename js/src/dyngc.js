@@ -30,8 +30,8 @@ export class KernelError extends Error {
 export function evalLength(rule, len, param) {
   const [tag, arg] = Object.entries(rule)[0];
   const pair = () => arg.map((r) => evalLength(r, len, param));
-  const checked = (v) => {
-    if (v < 0n) throw new RangeError(`${showLength(rule)} is negative`);
+  const checked = (v, what) => {
+    if (v < 0n) throw new RangeError(`${showLength(rule)} is negative (${what})`);
     if (v > U64_MAX) throw new RangeError(`${showLength(rule)} overflows`);
     return v;
   };
@@ -44,7 +44,7 @@ export function evalLength(rule, len, param) {
     case 'len': return known(len(arg), 'the length of');
     case 'param': return known(param(arg), 'parameter');
     case 'add': { const [a, b] = pair(); return checked(a + b); }
-    case 'sub': { const [a, b] = pair(); return checked(a - b); }
+    case 'sub': { const [a, b] = pair(); return checked(a - b, `${a} - ${b}`); }
     case 'mul': { const [a, b] = pair(); return checked(a * b); }
     case 'div': {
       const [a, b] = pair();
@@ -73,6 +73,21 @@ export function requiredLimits(manifest, adapter) {
     if (adapter?.limits?.[k] !== undefined) out[k] = Math.max(out[k] ?? 0, adapter.limits[k]);
   }
   return out;
+}
+
+/** A control block read back: done, error, every statistic by name, units per stage by name. */
+export function decodeControl(m, words) {
+  const c = m.executor.control;
+  const stats = Object.fromEntries(c.stats.map((s) => [s.name, words[s.word]]));
+  const units = Object.fromEntries([...m.stages].sort((a, b) => a.id - b.id).map((s, i) => [s.name, words[c.units_per_stage + i]]));
+  const [code, stageId, value, bound] = words.slice(c.error, c.error + 4);
+  let error = null;
+  if (code !== 0) {
+    const e = m.executor.errors.find((x) => x.code === code);
+    const stage = m.stages.find((s) => s.id === stageId);
+    error = { code, name: e?.name ?? `UNKNOWN(${code})`, meaning: e?.meaning ?? 'unknown error code', stage: stage?.name ?? `#${stageId}`, stageId, value, bound };
+  }
+  return { words, done: words[c.done] !== 0, error, stats, unitsPerStage: units };
 }
 
 function checkManifest(m) {
@@ -368,20 +383,9 @@ export class Run {
     }
   }
 
-  /** The control block decoded: done, error, every statistic by name, units per stage by name. */
+  /** The control block decoded (decodeControl), with this run's plan and submissions. */
   decode(words) {
-    const m = this.program.manifest;
-    const c = m.executor.control;
-    const stats = Object.fromEntries(c.stats.map((s) => [s.name, words[s.word]]));
-    const units = Object.fromEntries([...m.stages].sort((a, b) => a.id - b.id).map((s, i) => [s.name, words[c.units_per_stage + i]]));
-    const [code, stageId, value, bound] = words.slice(c.error, c.error + 4);
-    let error = null;
-    if (code !== 0) {
-      const e = m.executor.errors.find((x) => x.code === code);
-      const stage = m.stages.find((s) => s.id === stageId);
-      error = { code, name: e?.name ?? `UNKNOWN(${code})`, meaning: e?.meaning ?? 'unknown error code', stage: stage?.name ?? `#${stageId}`, stageId, value, bound };
-    }
-    return { words, done: words[c.done] !== 0, error, stats, unitsPerStage: units, submissions: this.submissions, workers: this.workers, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes };
+    return { ...decodeControl(this.program.manifest, words), submissions: this.submissions, workers: this.workers, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes };
   }
 
   /** Element count of a binding in this run. */

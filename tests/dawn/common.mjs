@@ -80,49 +80,8 @@ export function readArtifact(manifestFile, wgslFile, fail) {
 // ---------------------------------------------------------------------------------------------
 // Length rules (docs/manifest.md, "Length rules")
 
-const U64_MAX = (1n << 64n) - 1n;
-
-// Evaluates a LengthRule in u64 arithmetic; `len(name)` and `param(name)` give BigInts or
-// undefined. Throws on an unknown length or parameter, underflow, overflow and division by 0.
-export function evalRule(rule, len, param) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const two = () => [evalRule(arg[0], len, param), evalRule(arg[1], len, param)];
-  const check = (v, what) => {
-    if (v < 0n) throw new Error(`${showRule(rule)} is negative (${what})`);
-    if (v > U64_MAX) throw new Error(`${showRule(rule)} overflows`);
-    return v;
-  };
-  switch (tag) {
-    case 'const': return BigInt(arg);
-    case 'len': {
-      const v = len(arg);
-      if (v === undefined) throw new Error(`length of \`${arg}\` is not known`);
-      return v;
-    }
-    case 'param': {
-      const v = param(arg);
-      if (v === undefined) throw new Error(`parameter \`${arg}\` is not set`);
-      return v;
-    }
-    case 'add': { const [a, b] = two(); return check(a + b); }
-    case 'sub': { const [a, b] = two(); return check(a - b, `${a} - ${b}`); }
-    case 'mul': { const [a, b] = two(); return check(a * b); }
-    case 'div': {
-      const [a, b] = two();
-      if (b === 0n) throw new Error(`${showRule(rule)} divides by zero`);
-      return a / b;
-    }
-    default: throw new Error(`unknown length rule \`${tag}\``);
-  }
-}
-
-export function showRule(rule) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const op = { add: '+', sub: '-', mul: '*', div: '/' }[tag];
-  if (op) return `(${showRule(arg[0])} ${op} ${showRule(arg[1])})`;
-  if (tag === 'len') return `len(${arg})`;
-  return String(arg);
-}
+// The JavaScript package's (js/): the drivers here stay plain manifest readers otherwise.
+export { evalLength as evalRule, showLength as showRule } from '../../js/src/dyngc.js';
 
 // ---------------------------------------------------------------------------------------------
 // WebGPU
