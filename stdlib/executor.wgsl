@@ -14,6 +14,10 @@
 //   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
 //                               true when the entry itself went to one
+//   dyn_finish()                the persistent kernel has no work left: dyn_stop(), or with
+//                               queues the end of the run once the dispatches drained them
+//   dyn_check_dispatches()      lane 0 of a check launch (two rows, queues only): the
+//                               dispatches did not run after the launch that finished
 //   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step.
@@ -135,11 +139,15 @@ fn dyn_fail(code: u32, stage: u32, value: u32, bound: u32) {
         atomicStore(&dyn_control[DYN_C_ERROR + 2u], value);
         atomicStore(&dyn_control[DYN_C_ERROR + 3u], bound);
     }
-    dyn_finish();
+    dyn_stop();
 }
 
-fn dyn_finish() {
+// Ends the run now (an error, or the megakernel schedule's dyn_finish): the persistent kernel's
+// done flag, the host's done word (the same word without dispatches) and empty launches from
+// here on.
+fn dyn_stop() {
     atomicStore(&dyn_control[DYN_C_DONE], 1u);
+    atomicStore(&dyn_control[DYN_C_COMPLETE], 1u);
     atomicStore(&dyn_control[DYN_C_ARGS], 0u);
 }
 
@@ -925,8 +933,16 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
 }
 
 @compute @workgroup_size(DYN_WG)
-fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     dyn_load_params();
+    // Two rows: the check launch that follows dyn_finish with queues; it runs only when the
+    // chain's dispatches did not (they empty it), and then fails the run (stdlib/queues.wgsl).
+    if (groups.y > 1u) {
+        if (lid == 0u && wid.y == 0u) {
+            dyn_check_dispatches();
+        }
+        return;
+    }
     let me = wid.x;
     if (lid == 0u) {
         dyn_wg_top = atomicLoad(&dyn_arena[me]);
@@ -1008,17 +1024,11 @@ fn dyn_init() {
     let count = dyn_entry_count();
     atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
     atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);
-    if (dyn_seed_queues()) {
-        // The partitioned schedule dispatched the entry (and so every stage it reaches).
-        dyn_finish();
-        return;
-    }
-    if (count == 0u) {
-        if (DYN_LOOP) {
-            atomicStore(&dyn_control[DYN_C_ARGS], 1u);
-        } else {
-            dyn_finish();
-        }
+    // Nothing for the persistent kernel (the partitioned schedule dispatched the entry, and so
+    // every stage it reaches, or the entry is empty): one worker finds nothing pending and calls
+    // dyn_finish, or ends a graph-level loop's empty round.
+    if (dyn_seed_queues() || count == 0u) {
+        atomicStore(&dyn_control[DYN_C_ARGS], 1u);
         return;
     }
     let f = dyn_ring_frame(0u);

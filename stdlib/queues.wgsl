@@ -103,11 +103,39 @@ fn dyn_queue_take(q: u32, chunk: u32) {
         // No new frame: help the advertised one (read by a read-modify-write), or finish.
         let help = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], 0u);
         if (help == 0u) {
+            // A break, not a return: naga writes a `return` after a loop, which Tint warns is
+            // unreachable when the loop has no break.
             dyn_q_take = array<u32, 3>(0u, 0u, 0u);
-            return;
+            break;
         }
         dyn_q_cur = help;
     }
+}
+
+// The persistent kernel has no work left (dyn_plan, dyn_end_round), so no producer of a queue
+// runs any more: the run is done once this chain's dispatches have drained their queues, and the
+// last of them, launched now with at least one workgroup, sets the host's done word
+// (dyn_queue_leave). Until then main's arguments are a check launch of two rows: the dispatches
+// empty them, so it runs only if they were not recorded, and fails the run (an engine that
+// launches only `main` must not read a done word with the dispatched work missing).
+fn dyn_finish() {
+    atomicStore(&dyn_control[DYN_C_DONE], 1u);
+    atomicMax(&dyn_control[dyn_queue_word(DYN_QUEUES - 1u, DYN_Q_ARGS)], 1u);
+    atomicStore(&dyn_control[DYN_C_ARGS + 1u], 2u);
+    atomicStore(&dyn_control[DYN_C_ARGS], 1u);
+}
+
+// Lane 0 of a check launch: names the first queue with work left (else the last queue, whose
+// dispatch sets the done word) and how many frames wait in it.
+fn dyn_check_dispatches() {
+    if (atomicLoad(&dyn_control[DYN_C_COMPLETE]) != 0u) {
+        return;
+    }
+    var q = 0u;
+    while (q + 1u < DYN_QUEUES && atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)]) == 0u) {
+        q++;
+    }
+    dyn_fail(DYN_ERR_DISPATCH_MISSING, dyn_queue_stage(q), atomicLoad(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)]), 0u);
 }
 
 // Every lane of a dispatch, once drained: adds the workgroup's units to the stage's count; the
@@ -134,6 +162,12 @@ fn dyn_queue_leave(q: u32, stage: u32, lid: u32, units: u32, groups: u32) {
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_LEFT)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], 0u);
             atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], 0u);
+            // The last queue after dyn_finish: every earlier queue was drained earlier in this
+            // chain, and nothing pushes any more.
+            if (q + 1u == DYN_QUEUES && atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
+                atomicStore(&dyn_control[DYN_C_COMPLETE], 1u);
+                atomicStore(&dyn_control[DYN_C_ARGS], 0u);
+            }
         }
     }
 }

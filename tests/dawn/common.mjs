@@ -80,49 +80,8 @@ export function readArtifact(manifestFile, wgslFile, fail) {
 // ---------------------------------------------------------------------------------------------
 // Length rules (docs/manifest.md, "Length rules")
 
-const U64_MAX = (1n << 64n) - 1n;
-
-// Evaluates a LengthRule in u64 arithmetic; `len(name)` and `param(name)` give BigInts or
-// undefined. Throws on an unknown length or parameter, underflow, overflow and division by 0.
-export function evalRule(rule, len, param) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const two = () => [evalRule(arg[0], len, param), evalRule(arg[1], len, param)];
-  const check = (v, what) => {
-    if (v < 0n) throw new Error(`${showRule(rule)} is negative (${what})`);
-    if (v > U64_MAX) throw new Error(`${showRule(rule)} overflows`);
-    return v;
-  };
-  switch (tag) {
-    case 'const': return BigInt(arg);
-    case 'len': {
-      const v = len(arg);
-      if (v === undefined) throw new Error(`length of \`${arg}\` is not known`);
-      return v;
-    }
-    case 'param': {
-      const v = param(arg);
-      if (v === undefined) throw new Error(`parameter \`${arg}\` is not set`);
-      return v;
-    }
-    case 'add': { const [a, b] = two(); return check(a + b); }
-    case 'sub': { const [a, b] = two(); return check(a - b, `${a} - ${b}`); }
-    case 'mul': { const [a, b] = two(); return check(a * b); }
-    case 'div': {
-      const [a, b] = two();
-      if (b === 0n) throw new Error(`${showRule(rule)} divides by zero`);
-      return a / b;
-    }
-    default: throw new Error(`unknown length rule \`${tag}\``);
-  }
-}
-
-export function showRule(rule) {
-  const [tag, arg] = Object.entries(rule)[0];
-  const op = { add: '+', sub: '-', mul: '*', div: '/' }[tag];
-  if (op) return `(${showRule(arg[0])} ${op} ${showRule(arg[1])})`;
-  if (tag === 'len') return `len(${arg})`;
-  return String(arg);
-}
+// The JavaScript package's (js/): the drivers here stay plain manifest readers otherwise.
+export { evalLength as evalRule, showLength as showRule } from '../../js/src/dyngc.js';
 
 // ---------------------------------------------------------------------------------------------
 // WebGPU
@@ -179,10 +138,10 @@ export async function createPipelines(device, m, code, wgslPath, fail) {
 
   const kind = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
   const groups = Math.max(-1, ...m.bindings.map((b) => b.group)) + 1;
-  return scoped(device, 'creating the bind group layouts and pipelines', () => {
-    const layouts = [];
+  const layouts = await scoped(device, 'creating the bind group layouts', () => {
+    const out = [];
     for (let g = 0; g < groups; g++) {
-      layouts.push(device.createBindGroupLayout({
+      out.push(device.createBindGroupLayout({
         label: `${m.name} group ${g}`,
         entries: m.bindings.filter((b) => b.group === g).map((b) => ({
           binding: b.binding,
@@ -191,12 +150,22 @@ export async function createPipelines(device, m, code, wgslPath, fail) {
         })),
       }));
     }
-    const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
-    const pipeline = (entryPoint) => device.createComputePipeline({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } });
-    // The partitioned schedule's kernels run after every launch of `main`, in this order.
-    const dispatches = (m.entry_points.dispatches ?? []).map((d) => ({ pipeline: pipeline(d.entry_point), args: d.indirect_args }));
-    return { layouts, init: pipeline(m.entry_points.init), main: pipeline(m.entry_points.main), dispatches };
+    return out;
   }, fail);
+  const layout = device.createPipelineLayout({ label: m.name, bindGroupLayouts: layouts });
+  // Asynchronously, all at once: a browser's first synchronous compile blocks its thread for
+  // seconds (docs/manifest.md, step 1). The partitioned schedule's kernels run after every
+  // launch of `main`, in this order.
+  const entries = [m.entry_points.init, m.entry_points.main, ...(m.entry_points.dispatches ?? []).map((d) => d.entry_point)];
+  let pipelines;
+  try {
+    pipelines = await Promise.all(entries.map((entryPoint) => device.createComputePipelineAsync({ label: `${m.name} ${entryPoint}`, layout, compute: { module, entryPoint } })));
+  } catch (e) {
+    fail(EXIT_GPU, `WebGPU error while creating the pipelines: ${e.message}`);
+  }
+  const [init, main, ...kernels] = pipelines;
+  const dispatches = kernels.map((pipeline, j) => ({ pipeline, args: m.entry_points.dispatches[j].indirect_args }));
+  return { layouts, init, main, dispatches };
 }
 
 // The indirect buffer's size: three words for `main`, then three for each of the partitioned

@@ -45,6 +45,7 @@ import {
   readArtifact, recordLaunch, scoped,
   showRule,
 } from './common.mjs';
+import { decodeControl as decode } from '../../js/src/dyngc.js';
 
 function fail(code, message) {
   process.stderr.write(`run.mjs: ${message}\n`);
@@ -340,18 +341,11 @@ async function readBuffer(device, buffer, bytes) {
 
 // ---------------------------------------------------------------------------------------------
 
+// The package's decoding, in the shape stats.json has always had.
 function decodeControl(m, words) {
-  const c = m.executor.control;
-  const stats = Object.fromEntries(c.stats.map((s) => [s.name, words[s.word]]));
-  const units = Object.fromEntries([...m.stages].sort((a, b) => a.id - b.id).map((s, i) => [s.name, words[c.units_per_stage + i]]));
-  const [code, stage, value, bound] = words.slice(c.error, c.error + 4);
-  let error = null;
-  if (code !== 0) {
-    const e = m.executor.errors.find((x) => x.code === code);
-    const st = m.stages.find((s) => s.id === stage);
-    error = { code, name: e ? e.name : `UNKNOWN(${code})`, meaning: e ? e.meaning : 'unknown error code', stage: st ? st.name : `#${stage}`, stage_id: stage, value, bound };
-  }
-  return { done: words[c.done], error, stats, units_per_stage: units };
+  const d = decode(m, words);
+  const error = d.error && { code: d.error.code, name: d.error.name, meaning: d.error.meaning, stage: d.error.stage, stage_id: d.error.stageId, value: d.error.value, bound: d.error.bound };
+  return { done: words[m.executor.control.done], error, stats: d.stats, units_per_stage: d.unitsPerStage };
 }
 
 async function main() {

@@ -17,7 +17,11 @@ pub struct Manifest {
     pub wgsl: String,
     pub workgroup_size: u32,
     pub entry_points: EntryPoints,
-    /// Every binding of the module, user resources first, in (group, binding) order.
+    /// The WebGPU limits a device needs for this program: request them when creating it.
+    #[serde(default)]
+    pub limits: Limits,
+    /// Every binding of the module, in (group, binding) order; the executor's take the lowest
+    /// numbers of group 0 that user resources leave free.
     pub bindings: Vec<Binding>,
     /// User parameters and where they sit in the parameter uniform.
     pub params: Vec<ParamInfo>,
@@ -36,6 +40,90 @@ pub struct EntryPoints {
     /// Empty for the megakernel schedule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dispatches: Vec<Dispatch>,
+}
+
+/// WebGPU limits (`GPUSupportedLimits`, by their JavaScript names) a device must allow for the
+/// program, so that `requestDevice({ requiredLimits: manifest.limits })` asks for exactly
+/// them. Values at or below WebGPU's defaults ([`Limits::WEBGPU_DEFAULTS`]) need no request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// Highest bind group number + 1.
+    pub max_bind_groups: u32,
+    /// Highest binding number in any group + 1.
+    pub max_bindings_per_bind_group: u32,
+    /// Storage buffers of the pipeline layout (every binding but the parameter uniform).
+    pub max_storage_buffers_per_shader_stage: u32,
+    pub max_uniform_buffers_per_shader_stage: u32,
+    /// Workgroup memory of the largest entry point's workgroup, in bytes.
+    pub max_compute_workgroup_storage_size: u32,
+    /// The largest workgroup of any entry point (`main` or a dispatch).
+    pub max_compute_invocations_per_workgroup: u32,
+    pub max_compute_workgroup_size_x: u32,
+    /// The largest storage binding of the smallest run: the minimum arena, or a buffer whose
+    /// length is a constant. Bigger arenas and inputs need more.
+    pub max_storage_buffer_binding_size: u64,
+    /// The parameter uniform.
+    pub max_uniform_buffer_binding_size: u64,
+}
+
+impl Limits {
+    /// What every WebGPU device has without asking (the specification's defaults).
+    pub const WEBGPU_DEFAULTS: Limits = Limits {
+        max_bind_groups: 4,
+        max_bindings_per_bind_group: 1000,
+        max_storage_buffers_per_shader_stage: 8,
+        max_uniform_buffers_per_shader_stage: 12,
+        max_compute_workgroup_storage_size: 16384,
+        max_compute_invocations_per_workgroup: 256,
+        max_compute_workgroup_size_x: 256,
+        max_storage_buffer_binding_size: 128 << 20,
+        max_uniform_buffer_binding_size: 64 << 10,
+    };
+
+    /// Every limit as (JavaScript name, value), in declaration order.
+    pub fn entries(&self) -> [(&'static str, u64); 9] {
+        [
+            ("maxBindGroups", self.max_bind_groups as u64),
+            ("maxBindingsPerBindGroup", self.max_bindings_per_bind_group as u64),
+            (
+                "maxStorageBuffersPerShaderStage",
+                self.max_storage_buffers_per_shader_stage as u64,
+            ),
+            (
+                "maxUniformBuffersPerShaderStage",
+                self.max_uniform_buffers_per_shader_stage as u64,
+            ),
+            (
+                "maxComputeWorkgroupStorageSize",
+                self.max_compute_workgroup_storage_size as u64,
+            ),
+            (
+                "maxComputeInvocationsPerWorkgroup",
+                self.max_compute_invocations_per_workgroup as u64,
+            ),
+            ("maxComputeWorkgroupSizeX", self.max_compute_workgroup_size_x as u64),
+            ("maxStorageBufferBindingSize", self.max_storage_buffer_binding_size),
+            ("maxUniformBufferBindingSize", self.max_uniform_buffer_binding_size),
+        ]
+    }
+
+    /// The limits above `other`'s: (name, needed, other's value).
+    pub fn exceeding(&self, other: &Limits) -> Vec<(&'static str, u64, u64)> {
+        self.entries()
+            .into_iter()
+            .zip(other.entries())
+            .filter(|((_, need), (_, have))| need > have)
+            .map(|((name, need), (_, have))| (name, need, have))
+            .collect()
+    }
+}
+
+impl Default for Limits {
+    /// A manifest without `limits` (an older one) claims nothing beyond the defaults.
+    fn default() -> Self {
+        Limits::WEBGPU_DEFAULTS
+    }
 }
 
 /// A kernel of the partitioned schedule that runs one stage, draining that stage's queue.
@@ -119,8 +207,8 @@ pub struct Binding {
     pub element: Element,
     /// `true` for runtime-sized arrays; `false` for a single value.
     pub array: bool,
-    /// Element count rule for outputs, buffers and marks; `None` for inputs (data decides) and
-    /// for executor buffers sized by [`Executor`].
+    /// Element count rule for outputs and buffers; `None` for inputs (data decides) and for
+    /// every executor buffer (sized by [`Executor`]; the marks by the keyed stages).
     pub length: Option<LengthRule>,
     /// Bit pattern every 32-bit word starts with (outputs and buffers); zero when absent.
     pub fill: Option<u32>,
@@ -240,7 +328,8 @@ pub struct ControlLayout {
     /// Three words `x, y, z` the kernel keeps as the next launch's indirect arguments; copy them
     /// into the indirect buffer before every launch.
     pub indirect_args: u32,
-    /// Non-zero once the graph has finished (or stopped on an error).
+    /// Non-zero once the run is complete, the dispatches' work included (or stopped on an
+    /// error). With dispatches it is set by the last of them, not by the persistent kernel.
     pub done: u32,
     /// Four words: error code (0 = none), stage id, observed value, declared bound.
     pub error: u32,

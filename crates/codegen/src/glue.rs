@@ -221,7 +221,16 @@ fn unit_payload(program: &Program, ty: &Ty) -> String {
 
 /// One compute entry point per dispatched stage: its workgroups drain the stage's queue.
 pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
-    let mut out = String::new();
+    // Queue q's stage, for the error of a check launch (dyn_check_dispatches).
+    let mut out = String::from("fn dyn_queue_stage(q: u32) -> u32 {\n    switch q {\n");
+    for (q, d) in partition.dispatches.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "        case {q}u: {{\n            return {}u;\n        }}",
+            d.stage
+        );
+    }
+    out.push_str("        default: {\n            return DYN_STAGES;\n        }\n    }\n}\n");
     for (q, d) in partition.dispatches.iter().enumerate() {
         let wg = d.workgroup_size;
         // One lane per unit, several units per lane; or a wide stage's one unit on all lanes at
@@ -338,6 +347,10 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
             );
         }
         None => out.push_str("    return false;\n}\n\n"),
+    }
+    if partition.dispatches.is_empty() {
+        // With queues, stdlib/queues.wgsl defines both: the run ends after the dispatches.
+        out.push_str("fn dyn_finish() {\n    dyn_stop();\n}\n\nfn dyn_check_dispatches() {\n}\n\n");
     }
 
     // Two switches: Tint rejects a call of a function with a barrier (a wide body) from

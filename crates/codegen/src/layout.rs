@@ -158,6 +158,11 @@ pub const ERRORS: &[(u32, &str, &str)] = &[
         "INTERNAL",
         "an executor invariant failed (a bug in dyngc: please report it)",
     ),
+    (
+        4,
+        "DISPATCH_MISSING",
+        "has {value} queued frames that no dispatch ran: the persistent kernel finished, but the partitioned schedule's kernels (entry_points.dispatches) were not recorded after every launch of main",
+    ),
 ];
 
 pub fn control(name: &str) -> u32 {
@@ -181,6 +186,9 @@ pub struct Layout {
     pub queues: u32,
     /// First control word of the queues' blocks ([`QUEUE_WORDS`] each).
     pub queue_control: u32,
+    /// The word the host reads as "done": the persistent kernel's own done flag, or with queues
+    /// one set only by the last dispatch once every queue is drained (stdlib/queues.wgsl).
+    pub complete: u32,
     pub control_words: u32,
 }
 
@@ -232,6 +240,8 @@ impl Layout {
             .unwrap_or(0)
             .max(batch);
         let stack_frames = (program.max_spawn_depth + 2) * generation + 2 * batch;
+        let queue_control = control("UNITS") + program.stages.len() as u32;
+        let queue_end = queue_control + queues * QUEUE_WORDS;
         Some(Layout {
             batch,
             units: program.stages.iter().map(|s| units(s, batch)).collect(),
@@ -243,8 +253,9 @@ impl Layout {
             staging_words: staging(batch),
             stack_frames,
             queues,
-            queue_control: control("UNITS") + program.stages.len() as u32,
-            control_words: control("UNITS") + program.stages.len() as u32 + queues * QUEUE_WORDS,
+            queue_control,
+            complete: if queues > 0 { queue_end } else { control("DONE") },
+            control_words: queue_end + u32::from(queues > 0),
         })
     }
 
@@ -283,6 +294,7 @@ impl Layout {
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);
         c("QUEUE_WORDS", QUEUE_WORDS);
+        c("C_COMPLETE", self.complete);
         c("MAX_DISPATCH_GROUPS", MAX_DISPATCH_GROUPS);
         for (name, word) in CONTROL {
             c(&format!("C_{name}"), *word);

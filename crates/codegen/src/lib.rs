@@ -32,6 +32,8 @@ pub struct Artifact {
     /// The validated naga module, for `--emit` through naga's other backends.
     pub module: naga::Module,
     pub info: naga::valid::ModuleInfo,
+    /// Warnings about the artifact: limits it needs beyond WebGPU's defaults (DYN0503).
+    pub warnings: Vec<Diagnostic>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,12 +80,15 @@ pub fn generate(program: &Program, schedule: Schedule) -> Result<Artifact, Vec<D
     .map_err(|e| internal(program, e.emit_to_string(&text)))?;
     let wgsl = naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| internal(program, e.to_string()))?;
-    let manifest = manifest(program, schedule, &partition, &layout, &bindings);
+    let mut manifest = manifest(program, schedule, &partition, &layout, &bindings);
+    manifest.limits = limits(program, &manifest, WorkgroupMemory::of(&module, &layout).total);
+    let warnings = limit_warnings(program, &manifest);
     Ok(Artifact {
         wgsl: format!("{HEADER}{wgsl}"),
         manifest,
         module,
         info,
+        warnings,
     })
 }
 
@@ -149,6 +154,112 @@ fn workgroup_memory(program: &Program, memory: &WorkgroupMemory) -> Diagnostic {
         limit.saturating_sub(user + scheduler)
     ))
     .with_hint("make the `var<workgroup>` arrays smaller, or keep the data in a `buffer`")
+}
+
+/// What the artifact needs of a device: counted from its bindings, entry points and sizes.
+fn limits(program: &Program, m: &Manifest, workgroup_memory: u32) -> art::Limits {
+    let storage = m.bindings.iter().filter(|b| b.access != art::Access::Uniform);
+    let workgroup = m
+        .entry_points
+        .dispatches
+        .iter()
+        .map(|d| d.workgroup_size)
+        .chain([m.workgroup_size])
+        .max()
+        .unwrap_or(m.workgroup_size);
+    let constant_bytes = |b: &art::Binding| -> Option<u64> {
+        let len = b.length.as_ref()?.eval(&|_| None, &|_| None).ok()?;
+        len.checked_mul(b.element.size as u64)
+    };
+    let biggest = storage.clone().filter_map(constant_bytes).max().unwrap_or(0);
+    art::Limits {
+        max_bind_groups: m.bindings.iter().map(|b| b.group + 1).max().unwrap_or(1),
+        max_bindings_per_bind_group: m.bindings.iter().map(|b| b.binding + 1).max().unwrap_or(1),
+        max_storage_buffers_per_shader_stage: storage.count() as u32,
+        max_uniform_buffers_per_shader_stage: 1,
+        max_compute_workgroup_storage_size: workgroup_memory,
+        max_compute_invocations_per_workgroup: workgroup,
+        max_compute_workgroup_size_x: workgroup,
+        max_storage_buffer_binding_size: biggest.max(m.executor.arena.min_bytes),
+        max_uniform_buffer_binding_size: params_size(program) as u64,
+    }
+}
+
+/// DYN0503, one per limit above WebGPU's defaults: a device created with the defaults (a
+/// browser's `requestDevice()`) refuses the pipelines or the buffers.
+fn limit_warnings(program: &Program, m: &Manifest) -> Vec<Diagnostic> {
+    let resource = |name: &str| program.resources.iter().find(|r| r.name == name);
+    let storage: Vec<&art::Binding> = m.bindings.iter().filter(|b| b.access != art::Access::Uniform).collect();
+    m.limits
+        .exceeding(&art::Limits::WEBGPU_DEFAULTS)
+        .into_iter()
+        .map(|(name, need, default)| {
+            // Where to point (the declaration that needs it, when it is the user's), and what to say.
+            let user_storage: Vec<&&art::Binding> = storage.iter().filter(|b| resource(&b.name).is_some()).collect();
+            let (culprit, label, note, fix) = match name {
+                "maxStorageBuffersPerShaderStage" => (
+                    user_storage.last().map(|b| b.name.as_str()),
+                    format!("{} storage buffers with this one, {need} with the executor's", user_storage.len()),
+                    format!(
+                        "{} of the program's resources and {} of the executor's buffers ({}) are storage buffers, all bound for every entry point",
+                        user_storage.len(),
+                        storage.len() - user_storage.len(),
+                        storage
+                            .iter()
+                            .filter(|b| resource(&b.name).is_none())
+                            .map(|b| format!("`{}`", b.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    "or merge resources that are read together into one array of a struct",
+                ),
+                "maxBindGroups" => (
+                    m.bindings.iter().max_by_key(|b| b.group).map(|b| b.name.as_str()),
+                    format!("bind group {}", need - 1),
+                    format!("bind groups 0 to {} make {need}", need - 1),
+                    "or pin resources to groups 0 to 3",
+                ),
+                "maxBindingsPerBindGroup" => (
+                    m.bindings.iter().max_by_key(|b| b.binding).map(|b| b.name.as_str()),
+                    format!("binding {}", need - 1),
+                    format!("binding numbers 0 to {} make {need} per group", need - 1),
+                    "or use smaller binding numbers",
+                ),
+                "maxStorageBufferBindingSize" => {
+                    let buffer = storage
+                        .iter()
+                        .find(|b| b.length.as_ref().and_then(|l| l.eval(&|_| None, &|_| None).ok()).map(|n| n.saturating_mul(b.element.size as u64)) == Some(need));
+                    (
+                        buffer.map(|b| b.name.as_str()),
+                        format!("{need} bytes in every run"),
+                        match buffer {
+                            Some(_) => "a buffer of constant length is bound whole".to_string(),
+                            None => format!("the smallest arena is {need} bytes"),
+                        },
+                        "or make the buffer smaller",
+                    )
+                }
+                _ => (None, format!("this program needs {name} {need}"), String::new(), ""),
+            };
+            let (span, label) = match culprit.and_then(resource) {
+                Some(r) => (r.span.clone(), label),
+                None => (program.entry.span.clone(), format!("this program needs {name} {need}")),
+            };
+            let mut d = Diagnostic::warning(
+                codes::DYN0503,
+                format!("needs {name} {need}, above WebGPU's default of {default}"),
+                span,
+                label,
+            );
+            if !note.is_empty() {
+                d = d.with_note(note);
+            }
+            d.with_hint(format!(
+                "a device created with the defaults refuses it: request `{name}: {need}` when creating the device (the manifest's `limits` lists every limit this program needs; most adapters allow more){}{fix}",
+                if fix.is_empty() { "" } else { ", " }
+            ))
+        })
+        .collect()
 }
 
 const HEADER: &str = "// Generated by dyngc. Do not edit: change the .dyn file and rebuild.\n";
@@ -434,6 +545,11 @@ fn literal_bits(text: &str, scalar: Scalar) -> Option<u32> {
     Some((if neg { -v } else { v }) as u32)
 }
 
+/// Bytes of the parameter uniform: four config words, the parameters, the lengths, padded to 16.
+fn params_size(program: &Program) -> u32 {
+    (16 + 4 * (program.params.len() + glue::length_slots(program).count()) as u32).next_multiple_of(16)
+}
+
 fn manifest(
     program: &Program,
     schedule: Schedule,
@@ -470,37 +586,42 @@ fn manifest(
             }
         })
         .collect();
-    let word = |name: &str, binding: u32, role: art::Role, access: art::Access| art::Binding {
+    let word = |name: &str, binding: u32, role: art::Role| art::Binding {
         name: name.to_string(),
         group: 0,
         binding,
         role,
-        access,
+        access: art::Access::ReadWrite,
         element: art::Element {
             scalar: Some(art::ScalarKind::U32),
             components: 1,
-            atomic: access == art::Access::ReadWrite,
-            wgsl: if access == art::Access::Uniform {
-                "DynParams".into()
-            } else {
-                "atomic<u32>".into()
-            },
+            atomic: true,
+            wgsl: "atomic<u32>".into(),
             size: 4,
         },
-        array: access != art::Access::Uniform,
+        array: true,
         length: None,
         fill: None,
     };
-    bindings.push(word("dyn_params", eb.params, art::Role::Params, art::Access::Uniform));
-    bindings.push(word(
-        "dyn_control",
-        eb.control,
-        art::Role::Control,
-        art::Access::ReadWrite,
-    ));
-    bindings.push(word("dyn_arena", eb.arena, art::Role::Arena, art::Access::ReadWrite));
+    // The parameter uniform is one struct of 32-bit fields: the config words, the parameters and
+    // the lengths, padded to `params_size`.
+    let fields = 4 + program.params.len() + glue::length_slots(program).count();
+    bindings.push(art::Binding {
+        access: art::Access::Uniform,
+        element: art::Element {
+            scalar: None,
+            components: fields as u32,
+            atomic: false,
+            wgsl: "DynParams".into(),
+            size: params_size(program),
+        },
+        array: false,
+        ..word("dyn_params", eb.params, art::Role::Params)
+    });
+    bindings.push(word("dyn_control", eb.control, art::Role::Control));
+    bindings.push(word("dyn_arena", eb.arena, art::Role::Arena));
     if let Some(b) = eb.marks {
-        bindings.push(word("dyn_marks", b, art::Role::Marks, art::Access::ReadWrite));
+        bindings.push(word("dyn_marks", b, art::Role::Marks));
     }
     bindings.sort_by_key(|b| (b.group, b.binding));
 
@@ -556,6 +677,8 @@ fn manifest(
                 })
                 .collect(),
         },
+        // Filled in by `limits` once the module is known.
+        limits: art::Limits::default(),
         bindings,
         params,
         stages,
@@ -565,7 +688,7 @@ fn manifest(
                 ring_slots: 4,
                 fuel: 8,
             },
-            params_size: (16 + 4 * (program.params.len() + lengths.len()) as u32).next_multiple_of(16),
+            params_size: params_size(program),
             lengths,
             arena: art::ArenaLayout {
                 frame_words: layout.frame_words,
@@ -578,7 +701,7 @@ fn manifest(
             control: art::ControlLayout {
                 words: layout.control_words,
                 indirect_args: control("ARGS"),
-                done: control("DONE"),
+                done: layout.complete,
                 error: control("ERROR"),
                 stats: layout::STATS
                     .iter()

@@ -66,7 +66,10 @@ impl Source {
         let (program, mut diagnostics) = self.check();
         let artifact = match &program {
             Some(p) => match dyngc_codegen::generate(p, schedule.resolve(p)) {
-                Ok(a) => Some(a),
+                Ok(a) => {
+                    diagnostics.extend(a.warnings.iter().cloned());
+                    Some(a)
+                }
                 Err(ds) => {
                     diagnostics.extend(ds);
                     None

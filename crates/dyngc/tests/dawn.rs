@@ -202,7 +202,7 @@ fn check_example(case: Case) {
 }
 
 /// Tint (Dawn's WGSL compiler) accepts every example's module under both schedules, its bind group layouts and all
-/// pipelines, with no error message. Also covers examples added later without a run test.
+/// pipelines, with no error or warning. Also covers examples added later without a run test.
 #[test]
 fn every_example_compiles_under_tint() {
     let run_mjs = support::dawn_script("run.mjs");
@@ -241,9 +241,12 @@ fn every_example_compiles_under_tint() {
             out.status,
             out.command
         );
-        if text.contains("tint:") {
-            eprintln!("examples/{name}.dyn: Tint messages:\n{text}");
-        }
+        // Warnings too: every browser console would show them (`code is unreachable` did).
+        assert!(
+            !text.contains("tint:"),
+            "examples/{name}.dyn ({schedule:?}): Tint messages:\n{text}\nreproduce with:\n  {}",
+            out.command
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -349,4 +352,35 @@ fn kernel_errors_are_reported_under_dawn() {
     assert_eq!(stats["error"]["stage"], "node", "{stats}");
     assert_eq!(stats["error"]["bound"], 24, "{stats}");
     let _ = std::fs::remove_dir_all(&out.dir);
+}
+
+/// No silent zeros in a browser engine either: the triangle's partitioned build launched
+/// without its dispatches (a manifest without `entry_points.dispatches` is an engine that never
+/// read them) stops with DISPATCH_MISSING, and run.mjs exits 3 instead of writing outputs.
+#[test]
+fn launching_only_main_is_a_kernel_error_under_dawn() {
+    let mut artifact = support::compile("triangle", Schedule::Partitioned);
+    assert!(!artifact.manifest.entry_points.dispatches.is_empty());
+    artifact.manifest.entry_points.dispatches.clear();
+    let case = support::triangle_case("mixed n, 2000 elements", support::triangle_mixed(2000, 3));
+    for setting in [TINY, LARGE] {
+        let out = launch(&artifact, &case, setting, &[]);
+        let repro = format!("reproduce with:\n  {}", out.command);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}: expected exit 3 (kernel error), got {}:\n{}\n{repro}",
+            setting.label,
+            out.status,
+            out.stderr
+        );
+        let stats: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.dir.join("out/stats.json")).unwrap()).unwrap();
+        assert_eq!(stats["error"]["name"], "DISPATCH_MISSING", "{stats}");
+        assert!(
+            ["element", "add"].contains(&stats["error"]["stage"].as_str().unwrap_or("")),
+            "{stats}"
+        );
+        let _ = std::fs::remove_dir_all(&out.dir);
+    }
 }

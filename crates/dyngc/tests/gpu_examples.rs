@@ -700,3 +700,72 @@ fn arenas_are_what_the_matrix_assumes() {
         assert!(m.max_workers(LARGE_ARENA) >= 64, "{example}: 64 MiB holds 64 workers");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// No silent zeros: an engine that launches only `main` of a partitioned build (it never read
+// `entry_points.dispatches`) gets the kernel's DISPATCH_MISSING error, never a done word with
+// the dispatched stages' work missing. The runtime records exactly what the manifest lists, so
+// a manifest without its dispatches is that engine.
+
+#[test]
+fn launching_only_main_is_a_kernel_error() {
+    let cases = [
+        support::triangle_case("mixed n, 2000 elements", support::triangle_mixed(2000, 3)),
+        {
+            let (row_ptr, val) = support::row_sum_matrix(300, 2000, 4);
+            support::row_sum_case("300 rows", row_ptr, val)
+        },
+    ];
+    for case in &cases {
+        let artifact = support::compile(case.example, Schedule::Partitioned);
+        let mut manifest = artifact.manifest.clone();
+        let dispatched: Vec<u32> = manifest.entry_points.dispatches.iter().map(|d| d.stage).collect();
+        assert!(
+            !dispatched.is_empty(),
+            "{}: the partitioned build dispatches a stage",
+            case.example
+        );
+        manifest.entry_points.dispatches.clear();
+        let exec = Executor::new(&GPU.device, &manifest, &artifact.wgsl).unwrap_or_else(|e| panic!("{e}"));
+        let inputs = case.input_bytes();
+        let min = manifest.executor.arena.min_bytes;
+        for (arena, workers) in [(min, 1), (LARGE_ARENA, 64)] {
+            let mut setup = RunSetup::new(arena);
+            for (name, bytes) in &inputs {
+                setup.input(name.clone(), bytes);
+            }
+            for (name, value) in &case.params {
+                setup.param(name.clone(), *value);
+            }
+            setup.workers(workers);
+            let what = format!(
+                "{} without its dispatches, arena {arena}, {workers} workers",
+                case.example
+            );
+            let mut run = exec
+                .prepare(&GPU.queue, &setup)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let opts = WaitOptions {
+                timeout: RUN_TIMEOUT,
+                ..Default::default()
+            };
+            match run.execute(&opts, &mut |_| {}) {
+                Err(Error::Kernel(k)) => {
+                    assert_eq!(k.name, "DISPATCH_MISSING", "{what}: {k}");
+                    assert!(
+                        dispatched.contains(&k.stage_id),
+                        "{what}: {k} names no dispatched stage"
+                    );
+                    assert!(
+                        k.value > 0,
+                        "{what}: {k}: the first dispatch's queue holds the work it missed"
+                    );
+                    let message = k.to_string();
+                    assert!(message.contains("entry_points.dispatches"), "{what}: {message}");
+                }
+                Err(e) => panic!("{what}: expected DISPATCH_MISSING, got: {e}"),
+                Ok(stats) => panic!("{what}: the run reported done without its dispatches: {stats}"),
+            }
+        }
+    }
+}

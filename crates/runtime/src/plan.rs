@@ -636,6 +636,7 @@ pub(crate) mod tests {
                 main: "dyn_main".into(),
                 dispatches: Vec::new(),
             },
+            limits: Limits::default(),
             bindings: vec![
                 binding("row_ptr", 0, 0, Role::Input, Access::Read, 4),
                 binding("col_idx", 0, 1, Role::Input, Access::Read, 4),

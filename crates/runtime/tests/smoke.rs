@@ -90,6 +90,7 @@ fn manifest() -> Manifest {
             main: "main".into(),
             dispatches: Vec::new(),
         },
+        limits: Limits::default(),
         bindings: vec![
             binding("x", 0, 0, Role::Input, Access::Read),
             y,

@@ -46,6 +46,7 @@ pub const DYN0401: &str = "DYN0401";
 pub const DYN0500: &str = "DYN0500";
 pub const DYN0501: &str = "DYN0501";
 pub const DYN0502: &str = "DYN0502";
+pub const DYN0503: &str = "DYN0503";
 
 pub const ALL: &[CodeInfo] = &[
     CodeInfo {
@@ -237,6 +238,11 @@ pub const ALL: &[CodeInfo] = &[
         code: DYN0502,
         title: "workgroup memory over 16 KiB",
         explanation: include_str!("../../../docs/codes/DYN0502.md"),
+    },
+    CodeInfo {
+        code: DYN0503,
+        title: "needs more than WebGPU's default limits",
+        explanation: include_str!("../../../docs/codes/DYN0503.md"),
     },
 ];
 

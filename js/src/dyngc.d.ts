@@ -1,0 +1,221 @@
+// Types of the dyngc package and of the manifest (docs/manifest.md; the Rust schema in
+// crates/artifact/src/lib.rs is the source of truth for field names).
+
+// GPU* types: the @webgpu/types package (or a lib with WebGPU).
+
+export const SCHEMA: 'dyngc-manifest/1';
+
+export type Scalar = 'u32' | 'i32' | 'f32';
+
+/** Externally tagged integer expression over input lengths and parameters. */
+export type LengthRule =
+  | { const: number }
+  | { len: string }
+  | { param: string }
+  | { add: [LengthRule, LengthRule] }
+  | { sub: [LengthRule, LengthRule] }
+  | { mul: [LengthRule, LengthRule] }
+  | { div: [LengthRule, LengthRule] };
+
+export interface Element {
+  scalar: Scalar | null;
+  components: number;
+  atomic: boolean;
+  wgsl: string;
+  size: number;
+}
+
+export interface Binding {
+  name: string;
+  group: number;
+  binding: number;
+  role: 'input' | 'output' | 'buffer' | 'params' | 'control' | 'arena' | 'marks';
+  access: 'read' | 'read_write' | 'uniform';
+  element: Element;
+  array: boolean;
+  length: LengthRule | null;
+  fill: number | null;
+}
+
+export interface Dispatch {
+  entry_point: string;
+  stage: number;
+  workgroup_size: number;
+  indirect_args: number;
+}
+
+/** WebGPU limits the program needs, by their GPUSupportedLimits names. */
+export interface Limits {
+  maxBindGroups: number;
+  maxBindingsPerBindGroup: number;
+  maxStorageBuffersPerShaderStage: number;
+  maxUniformBuffersPerShaderStage: number;
+  maxComputeWorkgroupStorageSize: number;
+  maxComputeInvocationsPerWorkgroup: number;
+  maxComputeWorkgroupSizeX: number;
+  maxStorageBufferBindingSize: number;
+  maxUniformBufferBindingSize: number;
+}
+
+export interface ParamInfo {
+  name: string;
+  scalar: Scalar;
+  offset: number;
+  default: number | null;
+}
+
+export interface StageInfo {
+  id: number;
+  name: string;
+  keyed: LengthRule | null;
+  max_depth: number | null;
+}
+
+export interface StatField {
+  name: string;
+  word: number;
+  meaning: string;
+}
+
+export interface ErrorInfo {
+  code: number;
+  name: string;
+  meaning: string;
+}
+
+export interface Executor {
+  config: { workers: number; ring_slots: number; fuel: number };
+  params_size: number;
+  lengths: { binding: string; offset: number }[];
+  arena: {
+    frame_words: number;
+    stack_frames: number;
+    min_ring_slots: number;
+    bytes_per_worker: number;
+    bytes_per_slot: number;
+    min_bytes: number;
+  };
+  control: {
+    words: number;
+    indirect_args: number;
+    done: number;
+    error: number;
+    stats: StatField[];
+    units_per_stage: number;
+  };
+  defaults: { workers: number; fuel: number; chain_length: number };
+  errors: ErrorInfo[];
+  max_spawn_depth: number;
+  graph_loop?: { max_rounds: number | null };
+  schedule: 'megakernel' | 'partitioned';
+}
+
+export interface Manifest {
+  schema: 'dyngc-manifest/1';
+  name: string;
+  wgsl: string;
+  workgroup_size: number;
+  entry_points: { init: string; main: string; dispatches?: Dispatch[] };
+  limits?: Limits;
+  bindings: Binding[];
+  params: ParamInfo[];
+  stages: StageInfo[];
+  executor: Executor;
+}
+
+/** What the kernel left in the control block when it stopped on an error. */
+export interface KernelErrorInfo {
+  code: number;
+  name: string;
+  meaning: string;
+  stage: string;
+  stageId: number;
+  value: number;
+  bound: number;
+}
+
+export class KernelError extends Error implements KernelErrorInfo {
+  constructor(info: KernelErrorInfo);
+  code: number;
+  meaning: string;
+  stage: string;
+  stageId: number;
+  value: number;
+  bound: number;
+}
+
+/** The control block decoded after a readback. */
+export interface Snapshot {
+  words: Uint32Array;
+  done: boolean;
+  error: KernelErrorInfo | null;
+  /** Every `executor.control.stats` word by name (`launches`, `pending`, `rounds`, ...). */
+  stats: Record<string, number>;
+  unitsPerStage: Record<string, number>;
+  submissions: number;
+  workers: number;
+  ringSlots: number;
+  arenaBytes: number;
+}
+
+export type InputData = ArrayBuffer | ArrayBufferView;
+
+export interface RunOptions {
+  /** Input data by binding name; lengths are bytes / element.size. */
+  inputs?: Record<string, InputData>;
+  /** Parameter values (u32, i32 or f32 by the parameter's type). */
+  params?: Record<string, number>;
+  /** Arena bytes, at least `executor.arena.min_bytes` (the default). */
+  arena?: number;
+  workers?: number;
+  fuel?: number;
+  /** Launches per submission. */
+  chain?: number;
+}
+
+export function evalLength(
+  rule: LengthRule,
+  len: (name: string) => bigint | number | undefined,
+  param: (name: string) => bigint | number | undefined,
+): bigint;
+export function showLength(rule: LengthRule): string;
+/** `manifest.limits`, with the adapter's buffer size limits for big arenas and inputs. */
+export function requiredLimits(manifest: Manifest, adapter?: GPUAdapter): Record<string, number>;
+
+export class Program {
+  /** Compiles `init`, `main` and every dispatch with createComputePipelineAsync. */
+  static create(device: GPUDevice, manifest: Manifest, wgsl: string): Promise<Program>;
+  readonly device: GPUDevice;
+  readonly manifest: Manifest;
+  readonly layouts: GPUBindGroupLayout[];
+  /** Tint's warnings and infos. */
+  readonly compilerMessages: string[];
+  prepare(options?: RunOptions): Run;
+}
+
+export class Run {
+  readonly program: Program;
+  readonly workers: number;
+  readonly ringSlots: number;
+  readonly arenaBytes: number;
+  readonly submissions: number;
+  /** The last snapshot read, or null. */
+  readonly snapshot: Snapshot | null;
+  /** A new arena for the next start (reallocates the run's buffers; inputs are kept). */
+  resize(bytes: number): void;
+  /** Records clears, `init` and one launch chain into an encoder of the engine's. */
+  recordStart(encoder: GPUCommandEncoder): void;
+  /** Records one launch chain: `chain` times `main` and every dispatch. */
+  recordChain(encoder: GPUCommandEncoder): void;
+  /** Submits the start without waiting. */
+  start(): void;
+  /** Never waits: null while the readback is in flight, else the snapshot (the next chain is submitted when not done). Throws KernelError. */
+  poll(): Snapshot | null;
+  /** Runs to completion. Rejects with KernelError, or when the limits are reached. */
+  complete(options?: { timeoutMs?: number; maxSubmissions?: number }): Promise<Snapshot>;
+  decode(words: Uint32Array): Snapshot;
+  length(name: string): number;
+  /** An output or buffer: Uint32Array, Int32Array or Float32Array by its scalar kind. */
+  read(name: string): Promise<Uint32Array | Int32Array | Float32Array>;
+  destroy(): void;
+}

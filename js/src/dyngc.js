@@ -1,0 +1,418 @@
+// dyngc for WebGPU engines in JavaScript: loads an artifact (NAME.wgsl + NAME.manifest.json),
+// makes its buffers from typed arrays, runs it to completion or steps it without waiting, reads
+// outputs and statistics. It is docs/manifest.md as a library; it needs only a GPUDevice
+// (a browser's navigator.gpu, or Dawn in Node through the npm package `webgpu`).
+//
+//   const device = await adapter.requestDevice({ requiredLimits: requiredLimits(manifest, adapter) });
+//   const program = await Program.create(device, manifest, wgsl);
+//   const run = program.prepare({ inputs: { n }, arena: 1 << 20 });
+//   await run.complete();                       // or: run.start(); each frame: run.poll()
+//   const sums = await run.read('sums');        // a Uint32Array (Int32Array, Float32Array)
+//
+// Types: ./dyngc.d.ts.
+
+export const SCHEMA = 'dyngc-manifest/1';
+
+const U64_MAX = (1n << 64n) - 1n;
+const STORAGE_KIND = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
+
+/** A kernel error left in the control block: the run stopped (docs/manifest.md, "Errors"). */
+export class KernelError extends Error {
+  constructor(info) {
+    const meaning = info.meaning.replaceAll('{value}', String(info.value)).replaceAll('{bound}', String(info.bound));
+    super(`stage \`${info.stage}\` ${meaning} (${info.name}, value ${info.value}, bound ${info.bound})`);
+    Object.assign(this, info);
+    this.name = 'KernelError';
+  }
+}
+
+/** A length rule (docs/manifest.md, "Length rules") in u64 arithmetic; throws naming the rule. */
+export function evalLength(rule, len, param) {
+  const [tag, arg] = Object.entries(rule)[0];
+  const pair = () => arg.map((r) => evalLength(r, len, param));
+  const checked = (v, what) => {
+    if (v < 0n) throw new RangeError(`${showLength(rule)} is negative (${what})`);
+    if (v > U64_MAX) throw new RangeError(`${showLength(rule)} overflows`);
+    return v;
+  };
+  const known = (v, what) => {
+    if (v === undefined) throw new Error(`${what} \`${arg}\` is not known`);
+    return BigInt(v);
+  };
+  switch (tag) {
+    case 'const': return BigInt(arg);
+    case 'len': return known(len(arg), 'the length of');
+    case 'param': return known(param(arg), 'parameter');
+    case 'add': { const [a, b] = pair(); return checked(a + b); }
+    case 'sub': { const [a, b] = pair(); return checked(a - b, `${a} - ${b}`); }
+    case 'mul': { const [a, b] = pair(); return checked(a * b); }
+    case 'div': {
+      const [a, b] = pair();
+      if (b === 0n) throw new RangeError(`${showLength(rule)} divides by zero`);
+      return a / b;
+    }
+    default: throw new Error(`unknown length rule \`${tag}\``);
+  }
+}
+
+/** A length rule as the compiler writes it: `(len(x) - 1)`. */
+export function showLength(rule) {
+  const [tag, arg] = Object.entries(rule)[0];
+  const op = { add: '+', sub: '-', mul: '*', div: '/' }[tag];
+  if (op) return `(${showLength(arg[0])} ${op} ${showLength(arg[1])})`;
+  return tag === 'len' ? `len(${arg})` : String(arg);
+}
+
+/**
+ * The limits to request for `manifest`: its own `limits`, raised to the adapter's for the sizes
+ * (big arenas and inputs need more than the smallest run).
+ */
+export function requiredLimits(manifest, adapter) {
+  const out = { ...(manifest.limits ?? {}) };
+  for (const k of ['maxStorageBufferBindingSize', 'maxBufferSize']) {
+    if (adapter?.limits?.[k] !== undefined) out[k] = Math.max(out[k] ?? 0, adapter.limits[k]);
+  }
+  return out;
+}
+
+/** A control block read back: done, error, every statistic by name, units per stage by name. */
+export function decodeControl(m, words) {
+  const c = m.executor.control;
+  const stats = Object.fromEntries(c.stats.map((s) => [s.name, words[s.word]]));
+  const units = Object.fromEntries([...m.stages].sort((a, b) => a.id - b.id).map((s, i) => [s.name, words[c.units_per_stage + i]]));
+  const [code, stageId, value, bound] = words.slice(c.error, c.error + 4);
+  let error = null;
+  if (code !== 0) {
+    const e = m.executor.errors.find((x) => x.code === code);
+    const stage = m.stages.find((s) => s.id === stageId);
+    error = { code, name: e?.name ?? `UNKNOWN(${code})`, meaning: e?.meaning ?? 'unknown error code', stage: stage?.name ?? `#${stageId}`, stageId, value, bound };
+  }
+  return { words, done: words[c.done] !== 0, error, stats, unitsPerStage: units };
+}
+
+function checkManifest(m) {
+  if (m.schema !== SCHEMA) throw new Error(`manifest schema is \`${m.schema}\`; this package reads \`${SCHEMA}\``);
+  for (const role of ['params', 'control', 'arena']) {
+    if (m.bindings.filter((b) => b.role === role).length !== 1) throw new Error(`the manifest needs exactly one \`${role}\` binding`);
+  }
+}
+
+/** A compiled artifact on one device: the module, layouts and pipelines (launch protocol step 1). */
+export class Program {
+  /** Compiles every entry point with createComputePipelineAsync; rejects on any WGSL error. */
+  static async create(device, manifest, wgsl) {
+    checkManifest(manifest);
+    device.pushErrorScope('validation');
+    const module = device.createShaderModule({ label: manifest.name, code: wgsl });
+    const info = await module.getCompilationInfo();
+    const scoped = await device.popErrorScope();
+    const errors = info.messages.filter((x) => x.type === 'error');
+    if (errors.length || scoped) {
+      throw new Error(`WGSL of \`${manifest.name}\` rejected: ${errors.map((e) => `${e.lineNum}:${e.linePos}: ${e.message}`).join('; ') || scoped.message}`);
+    }
+    const groups = Math.max(-1, ...manifest.bindings.map((b) => b.group)) + 1;
+    const layouts = Array.from({ length: groups }, (_, g) => device.createBindGroupLayout({
+      label: `${manifest.name} group ${g}`,
+      entries: manifest.bindings.filter((b) => b.group === g).map((b) => ({
+        binding: b.binding,
+        visibility: GPUShaderStage.COMPUTE,
+        buffer: { type: STORAGE_KIND[b.access], hasDynamicOffset: false, minBindingSize: 0 },
+      })),
+    }));
+    const layout = device.createPipelineLayout({ label: manifest.name, bindGroupLayouts: layouts });
+    const dispatches = manifest.entry_points.dispatches ?? [];
+    const names = [manifest.entry_points.init, manifest.entry_points.main, ...dispatches.map((d) => d.entry_point)];
+    const pipelines = await Promise.all(names.map((entryPoint) => device.createComputePipelineAsync({ label: `${manifest.name} ${entryPoint}`, layout, compute: { module, entryPoint } })));
+    return new Program(device, manifest, layouts, pipelines, warnings(info));
+  }
+
+  constructor(device, manifest, layouts, pipelines, compilerMessages) {
+    this.device = device;
+    this.manifest = manifest;
+    this.layouts = layouts;
+    this.init = pipelines[0];
+    // main, then each dispatch, with the control word of its indirect arguments.
+    const args = [manifest.executor.control.indirect_args, ...(manifest.entry_points.dispatches ?? []).map((d) => d.indirect_args)];
+    this.kernels = pipelines.slice(1).map((pipeline, j) => ({ pipeline, args: args[j] }));
+    /** Tint's warnings and infos, as `line:column: message`. */
+    this.compilerMessages = compilerMessages;
+  }
+
+  /** Sizes and allocates one run (launch protocol steps 2-3). */
+  prepare(options) {
+    return new Run(this, options);
+  }
+}
+
+function warnings(info) {
+  return info.messages.filter((x) => x.type !== 'error').map((x) => `${x.lineNum}:${x.linePos}: ${x.type}: ${x.message}`);
+}
+
+const TYPED = { u32: Uint32Array, i32: Int32Array, f32: Float32Array };
+
+function bytesOf(data) {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  throw new TypeError('inputs are typed arrays, DataViews or ArrayBuffers');
+}
+
+function paramBits(scalar, value) {
+  const v = new DataView(new ArrayBuffer(4));
+  if (scalar === 'f32') v.setFloat32(0, Number(value), true);
+  else if (scalar === 'i32') v.setInt32(0, Number(value), true);
+  else v.setUint32(0, Number(value), true);
+  return v.getUint32(0, true);
+}
+
+/** One run of a program: its buffers, the launch chain and the control block's readback. */
+export class Run {
+  constructor(program, { inputs = {}, params = {}, arena, workers, fuel, chain } = {}) {
+    const m = program.manifest;
+    const ex = m.executor;
+    this.program = program;
+    this.device = program.device;
+    this.fuel = fuel ?? ex.defaults.fuel;
+    this.chain = chain ?? ex.defaults.chain_length;
+    this.requestedWorkers = workers ?? ex.defaults.workers;
+    if (!(this.fuel >= 1 && this.chain >= 1 && this.requestedWorkers >= 1)) throw new RangeError('fuel, chain and workers are at least 1');
+    for (const name of Object.keys(inputs)) {
+      if (!m.bindings.some((b) => b.role === 'input' && b.name === name)) throw new Error(`\`${name}\` is not an input of \`${m.name}\``);
+    }
+    this.params = new Map();
+    for (const name of Object.keys(params)) {
+      if (!m.params.some((p) => p.name === name)) throw new Error(`unknown parameter \`${name}\``);
+    }
+    for (const p of m.params) {
+      if (params[p.name] !== undefined) this.params.set(p.name, paramBits(p.scalar, params[p.name]));
+      else if (p.default !== null && p.default !== undefined) this.params.set(p.name, p.default >>> 0);
+      else throw new Error(`parameter \`${p.name}\` has no default and was not given`);
+    }
+    this.lengths = new Map();
+    this.data = new Map();
+    for (const b of m.bindings.filter((x) => x.role === 'input')) {
+      if (inputs[b.name] === undefined) throw new Error(`input \`${b.name}\` was not given`);
+      const bytes = bytesOf(inputs[b.name]);
+      if (bytes.byteLength % b.element.size !== 0) throw new RangeError(`input \`${b.name}\`: ${bytes.byteLength} bytes is not a whole number of ${b.element.size}-byte elements`);
+      this.data.set(b.name, bytes);
+      this.lengths.set(b.name, BigInt(bytes.byteLength / b.element.size));
+    }
+    // Lengths may refer to other outputs' lengths: resolve until nothing changes.
+    const sized = m.bindings.filter((b) => (b.role === 'output' || b.role === 'buffer'));
+    for (let pass = 0; pass <= sized.length; pass++) {
+      for (const b of sized) {
+        if (this.lengths.has(b.name)) continue;
+        try {
+          this.lengths.set(b.name, b.length ? evalLength(b.length, (n) => this.lengths.get(n), (n) => this.params.get(n)) : 1n);
+        } catch (e) {
+          if (pass === sized.length) throw new Error(`cannot size \`${b.name}\`: ${e.message}`);
+        }
+      }
+    }
+    let marks = 0n;
+    for (const s of m.stages) {
+      if (s.keyed) marks += (evalLength(s.keyed, (n) => this.lengths.get(n), (n) => this.params.get(n)) + 31n) / 32n;
+    }
+    this.marksWords = marks > 0n ? marks : 1n;
+    this.buffers = new Map();
+    this.resize(arena ?? Number(ex.arena.min_bytes));
+  }
+
+  /**
+   * Chooses the arena for the next start (docs/manifest.md, "The arena"): workers and ring
+   * slots follow from `bytes`. Call between runs, e.g. from usage read by poll().
+   */
+  resize(bytes) {
+    const ex = this.program.manifest.executor;
+    const a = BigInt(bytes);
+    const perWorker = BigInt(ex.arena.bytes_per_worker);
+    const perSlot = BigInt(ex.arena.bytes_per_slot);
+    if (a < BigInt(ex.arena.min_bytes)) throw new RangeError(`the arena must be at least ${ex.arena.min_bytes} bytes (got ${bytes})`);
+    let max = a / 2n / perWorker;
+    if (max < 1n) max = 1n;
+    const perDim = BigInt(this.device.limits.maxComputeWorkgroupsPerDimension);
+    let workers = BigInt(this.requestedWorkers);
+    for (const cap of [max, perDim]) if (workers > cap) workers = cap;
+    let fit = (a - workers * perWorker) / perSlot;
+    if (fit > 1n << 31n) fit = 1n << 31n;
+    let slots = 1n;
+    while (slots * 2n <= fit) slots *= 2n;
+    this.workers = Number(workers);
+    this.ringSlots = Number(slots);
+    this.arenaBytes = Number(workers * perWorker + slots * perSlot);
+    this.allocate();
+  }
+
+  allocate() {
+    const { device } = this;
+    const m = this.program.manifest;
+    const ex = m.executor;
+    for (const buffer of this.buffers.values()) buffer.destroy();
+    this.buffers = new Map();
+    const maxBinding = BigInt(device.limits.maxStorageBufferBindingSize);
+    this.sizes = new Map();
+    for (const b of m.bindings) {
+      let bytes;
+      switch (b.role) {
+        case 'input': case 'output': case 'buffer': bytes = this.lengths.get(b.name) * BigInt(b.element.size); break;
+        case 'params': bytes = BigInt(ex.params_size); break;
+        case 'control': bytes = BigInt(ex.control.words * 4); break;
+        case 'arena': bytes = BigInt(this.arenaBytes); break;
+        case 'marks': bytes = this.marksWords * 4n; break;
+        default: throw new Error(`binding \`${b.name}\` has unknown role \`${b.role}\``);
+      }
+      // No empty buffers in WebGPU: at least one element and one word, the real length kept.
+      let alloc = bytes > BigInt(b.element.size) ? bytes : BigInt(b.element.size);
+      alloc = (alloc + 3n) / 4n * 4n;
+      if (b.access !== 'uniform' && alloc > maxBinding) throw new RangeError(`\`${b.name}\` needs ${alloc} bytes, more than the device's maxStorageBufferBindingSize (${maxBinding})`);
+      const fill = b.role === 'output' || b.role === 'buffer' ? (b.fill ?? 0) >>> 0 : 0;
+      const data = this.data.get(b.name);
+      const buffer = device.createBuffer({
+        label: b.name,
+        size: Number(alloc),
+        usage: b.access === 'uniform' ? GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST : GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+        mappedAtCreation: data !== undefined || fill !== 0,
+      });
+      if (data !== undefined) new Uint8Array(buffer.getMappedRange()).set(data);
+      else if (fill !== 0) new Uint32Array(buffer.getMappedRange()).fill(fill);
+      if (data !== undefined || fill !== 0) buffer.unmap();
+      this.buffers.set(b.name, buffer);
+      this.sizes.set(b.name, Number(bytes));
+    }
+    const role = (r) => m.bindings.find((b) => b.role === r);
+    this.control = this.buffers.get(role('control').name);
+    this.arena = this.buffers.get(role('arena').name);
+    this.marks = role('marks') ? this.buffers.get(role('marks').name) : null;
+    const uniform = new DataView(new ArrayBuffer(ex.params_size));
+    uniform.setUint32(ex.config.workers, this.workers, true);
+    uniform.setUint32(ex.config.ring_slots, this.ringSlots, true);
+    uniform.setUint32(ex.config.fuel, this.fuel, true);
+    for (const p of m.params) uniform.setUint32(p.offset, this.params.get(p.name), true);
+    for (const l of ex.lengths) uniform.setUint32(l.offset, Number(this.lengths.get(l.binding) ?? 0n), true);
+    device.queue.writeBuffer(this.buffers.get(role('params').name), 0, uniform.buffer);
+    this.bindGroups = this.program.layouts.map((layout, g) => device.createBindGroup({
+      label: `${m.name} group ${g}`,
+      layout,
+      entries: m.bindings.filter((b) => b.group === g).map((b) => ({ binding: b.binding, resource: { buffer: this.buffers.get(b.name) } })),
+    }));
+    this.indirect?.destroy();
+    this.readback?.destroy();
+    this.indirect = device.createBuffer({ label: 'dyngc indirect', size: 12 * this.program.kernels.length, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
+    this.readback = device.createBuffer({ label: 'dyngc control readback', size: ex.control.words * 4, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    this.pending = null;
+    this.snapshot = null;
+    this.submissions = 0;
+  }
+
+  /** Records the start of a run: clears, `init`, then one launch chain (protocol step 4). */
+  recordStart(encoder) {
+    encoder.clearBuffer(this.control);
+    encoder.clearBuffer(this.arena);
+    if (this.marks) encoder.clearBuffer(this.marks);
+    const pass = encoder.beginComputePass({ label: 'dyngc init' });
+    pass.setPipeline(this.program.init);
+    this.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
+    pass.dispatchWorkgroups(1, 1, 1);
+    pass.end();
+    this.recordChain(encoder);
+  }
+
+  /** Records one launch chain: `chain` times `main` and every dispatch, each indirect (step 5). */
+  recordChain(encoder) {
+    for (let i = 0; i < this.chain; i++) {
+      this.program.kernels.forEach((k, j) => {
+        encoder.copyBufferToBuffer(this.control, k.args * 4, this.indirect, 12 * j, 12);
+        const pass = encoder.beginComputePass({ label: 'dyngc kernel' });
+        pass.setPipeline(k.pipeline);
+        this.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
+        pass.dispatchWorkgroupsIndirect(this.indirect, 12 * j);
+        pass.end();
+      });
+    }
+  }
+
+  submit(first) {
+    const encoder = this.device.createCommandEncoder({ label: first ? 'dyngc start' : 'dyngc chain' });
+    if (first) this.recordStart(encoder);
+    else this.recordChain(encoder);
+    encoder.copyBufferToBuffer(this.control, 0, this.readback, 0, this.program.manifest.executor.control.words * 4);
+    this.device.queue.submit([encoder.finish()]);
+    this.submissions += 1;
+    const p = { words: null, error: null };
+    p.promise = this.readback.mapAsync(GPUMapMode.READ).then(() => {
+      p.words = new Uint32Array(this.readback.getMappedRange().slice(0));
+      this.readback.unmap();
+    }, (e) => { p.error = e; });
+    this.pending = p;
+  }
+
+  /** Submits the start of the run (clears, init, the first chain) without waiting. */
+  start() {
+    this.snapshot = null;
+    this.submissions = 0;
+    this.submit(true);
+  }
+
+  /**
+   * Never waits: `null` while the last readback is in flight; else the snapshot it read. A run
+   * that is not done gets its next chain submitted here. Throws a KernelError if the kernel
+   * stopped on one.
+   */
+  poll() {
+    if (this.snapshot?.done) return this.snapshot;
+    const p = this.pending;
+    if (!p) throw new Error('poll() before start()');
+    if (p.error) throw p.error;
+    if (!p.words) return null;
+    this.snapshot = this.decode(p.words);
+    if (this.snapshot.error) throw new KernelError(this.snapshot.error);
+    if (!this.snapshot.done) this.submit(false);
+    return this.snapshot;
+  }
+
+  /** Runs to completion: resolves with the final snapshot, rejects on a kernel error or the limits. */
+  async complete({ timeoutMs = 300_000, maxSubmissions = 1_000_000 } = {}) {
+    const started = performance.now();
+    this.start();
+    for (;;) {
+      await this.pending.promise;
+      const s = this.poll();
+      if (s?.done) return s;
+      if (this.submissions >= maxSubmissions || performance.now() - started > timeoutMs) {
+        throw new Error(`\`${this.program.manifest.name}\` not done after ${this.submissions} submissions (${Math.round(performance.now() - started)} ms)`);
+      }
+    }
+  }
+
+  /** The control block decoded (decodeControl), with this run's plan and submissions. */
+  decode(words) {
+    return { ...decodeControl(this.program.manifest, words), submissions: this.submissions, workers: this.workers, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes };
+  }
+
+  /** Element count of a binding in this run. */
+  length(name) {
+    return Number(this.lengths.get(name));
+  }
+
+  /** An output (or buffer) read back: a typed array of its scalar kind, `length * components` long. */
+  async read(name) {
+    const b = this.program.manifest.bindings.find((x) => x.name === name);
+    if (!b || (b.role !== 'output' && b.role !== 'buffer')) throw new Error(`\`${name}\` is not an output of \`${this.program.manifest.name}\``);
+    const bytes = this.sizes.get(name);
+    const size = Math.max(4, Math.ceil(bytes / 4) * 4);
+    const staging = this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const encoder = this.device.createCommandEncoder();
+    encoder.copyBufferToBuffer(this.buffers.get(name), 0, staging, 0, size);
+    this.device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    const copy = staging.getMappedRange().slice(0, bytes);
+    staging.unmap();
+    staging.destroy();
+    return new (TYPED[b.element.scalar] ?? Uint32Array)(copy);
+  }
+
+  destroy() {
+    for (const buffer of this.buffers.values()) buffer.destroy();
+    this.indirect.destroy();
+    this.readback.destroy();
+  }
+}
