@@ -283,14 +283,29 @@ impl Plan {
             if let Some(rule) = &s.keyed {
                 let domain = rule
                     .eval(&|n| lengths.get(n).copied(), &param_of)
-                    .map_err(|e| Error::Length {
-                        binding: format!("marks of stage `{}`", s.name),
+                    .map_err(|e| Error::Count {
+                        what: format!("the keys of stage `{}`", s.name),
                         message: e,
                     })?;
                 marks_words = marks_words.saturating_add(domain.div_ceil(32));
             }
         }
         let marks_words = marks_words.max(1);
+        let entry = &manifest.entry;
+        entry
+            .count
+            .eval(&|n| lengths.get(n).copied(), &param_of)
+            .map_err(|e| Error::Count {
+                what: format!(
+                    "the units of the entry `{}`",
+                    manifest
+                        .stages
+                        .iter()
+                        .find(|s| s.id == entry.stage)
+                        .map_or("?", |s| s.name.as_str())
+                ),
+                message: e,
+            })?;
 
         // Arena: workers' reserves plus the ring.
         let requested_arena_bytes = setup.arena_bytes;
@@ -581,6 +596,9 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
             return bad(format!("stage id {} appears twice", s.id));
         }
     }
+    if !m.stages.iter().any(|s| s.id == m.entry.stage) {
+        return bad(format!("the entry's stage {} is not a stage", m.entry.stage));
+    }
     Ok(())
 }
 
@@ -635,6 +653,10 @@ pub(crate) mod tests {
                 init: "dyn_init".into(),
                 main: "dyn_main".into(),
                 dispatches: Vec::new(),
+            },
+            entry: EntryInfo {
+                stage: 0,
+                count: LengthRule::Const(1),
             },
             bindings: vec![
                 binding("row_ptr", 0, 0, Role::Input, Access::Read, 4),

@@ -90,6 +90,10 @@ fn manifest() -> Manifest {
             main: "main".into(),
             dispatches: Vec::new(),
         },
+        entry: EntryInfo {
+            stage: 0,
+            count: LengthRule::Len("x".into()),
+        },
         bindings: vec![
             binding("x", 0, 0, Role::Input, Access::Read),
             y,
