@@ -1072,6 +1072,9 @@ fn run_stage_names_naga_renames() {
     assert_exit(&out, 0);
     let expected: Vec<u32> = values.iter().map(|&v| v * (v + 1) / 2).collect();
     assert_eq!(sums, expected);
+    let pairs = read_npy_u32(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("dyngc-cli/run_renamed/out/pairs.npy")).1;
+    let expected: Vec<u32> = (0..values.len() as u32).flat_map(|i| [i, 2]).collect();
+    assert_eq!(pairs, expected);
     // The manifest names what the WGSL has.
     let built = tmp("build_renamed");
     assert_exit(&dyngc(&["build", &program, "-o", built.to_str().unwrap()]), 0);
@@ -1084,14 +1087,14 @@ fn run_stage_names_naga_renames() {
         let name = d["entry_point"].as_str().unwrap();
         assert!(wgsl.contains(&format!("fn {name}(")), "{name}");
     }
-    let pair = m["bindings"]
+    let pairs = m["bindings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| b["element"]["wgsl"].as_str().unwrap());
-    assert!(pair
-        .clone()
-        .all(|t| !t.contains("Pair2") || wgsl.contains(&format!("struct {t} "))));
+        .find(|b| b["name"] == "pairs")
+        .unwrap();
+    let ty = pairs["element"]["wgsl"].as_str().unwrap();
+    assert!(wgsl.contains(&format!("struct {ty} {{")), "{ty}");
 }
 
 #[test]
@@ -1179,46 +1182,31 @@ fn run_timeout_stops_a_body_that_never_returns() {
         "input n: array<u32>;\noutput out: array<u32, len(n)>;\n\
          stage spin(@index i: u32) {\n    var x = n[i];\n    loop {\n        x = x * 1664525u + 1013904223u;\n        if (x == 7u && n[i] == 12345u) {\n            break;\n        }\n    }\n    out[i] = x;\n}\nentry spin(len(n));\n",
     );
-    let n = d.join("n.npy");
-    npy(&n, "<u4", &[64], &u32s(&[1; 64]));
     let start = std::time::Instant::now();
-    let Some(out) = run_on_device(&[
-        "run",
-        program.to_str().unwrap(),
-        "--input",
-        &format!("n={}", n.display()),
-        "--out",
-        d.join("out").to_str().unwrap(),
-        "--timeout",
-        "5",
-    ]) else {
+    let program = program.to_str().unwrap();
+    let Some((out, _)) = run_n("run_endless_out", program, &[1; 64], &["--timeout", "5"], "out") else {
         return;
     };
     let took = start.elapsed().as_secs_f64();
     assert_exit_says(&out, 1, "error: the run did not finish within 5.0 s");
     assert!(text(&out.stderr).contains("raise --timeout"), "{}", text(&out.stderr));
     assert!(took < 15.0, "the limit was 5 s, the process took {took:.1} s");
-    assert!(!d.join("out/out.npy").exists());
+    let partial = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dyngc-cli/run_endless_out/out");
+    assert!(!partial.join("out.npy").exists() && !partial.join(".out.npy.partial").exists());
 }
 
 #[test]
 fn run_timeout_covers_compilation() {
     // A tenth of a second is not enough to build and compile anything on SwiftShader: the
     // message says which phase the clock ran out in.
-    let d = tmp("run_timeout_compile");
-    let n = d.join("n.npy");
-    npy(&n, "<u4", &[4], &u32s(&[1, 2, 3, 4]));
     let program = ui_case("pass/chain_fallback.dyn");
-    let Some(out) = run_on_device(&[
-        "run",
+    let Some((out, _)) = run_n(
+        "run_timeout_compile",
         &program,
-        "--input",
-        &format!("n={}", n.display()),
-        "--out",
-        d.join("out").to_str().unwrap(),
-        "--timeout",
-        "0.1",
-    ]) else {
+        &[1, 2, 3, 4],
+        &["--timeout", "0.1"],
+        "hits",
+    ) else {
         return;
     };
     assert_exit_says(&out, 1, "error: the run did not finish within 0.1 s (it was ");
