@@ -17,6 +17,8 @@ pub struct Manifest {
     pub wgsl: String,
     pub workgroup_size: u32,
     pub entry_points: EntryPoints,
+    /// The entry stage and its unit count.
+    pub entry: EntryInfo,
     /// The WebGPU limits a device needs for this program: request them when creating it.
     #[serde(default)]
     pub limits: Limits,
@@ -124,6 +126,16 @@ impl Default for Limits {
     fn default() -> Self {
         Limits::WEBGPU_DEFAULTS
     }
+}
+
+/// The work a run starts with: `count` units of stage `stage`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntryInfo {
+    /// The entry stage's id (`stages[..].id`).
+    pub stage: u32,
+    /// Units of the entry (of every round of a graph-level loop). The kernel computes it in
+    /// `u32` arithmetic, so a host must check that it evaluates (see [`LengthRule::eval`]).
+    pub count: LengthRule,
 }
 
 /// A kernel of the partitioned schedule that runs one stage, draining that stage's queue.
@@ -417,34 +429,38 @@ impl Manifest {
 }
 
 impl LengthRule {
-    /// Evaluates with `len` giving binding lengths and `param` parameter values; `Err` names
-    /// what is missing or which operation over/underflowed.
+    /// Evaluates with `len` giving binding lengths and `param` parameter values. Every step must
+    /// stay within `u32`, as in the kernel, which computes entry counts and key domains in `u32`
+    /// arithmetic that would wrap; so a value that evaluates here is the kernel's too. `Err`
+    /// names what is missing, or the step that left the range and its operands.
     pub fn eval(&self, len: &dyn Fn(&str) -> Option<u64>, param: &dyn Fn(&str) -> Option<u64>) -> Result<u64, String> {
-        let bin = |a: &LengthRule, b: &LengthRule| -> Result<(u64, u64), String> {
-            Ok((a.eval(len, param)?, b.eval(len, param)?))
+        let value = match self {
+            LengthRule::Const(v) => *v,
+            LengthRule::Len(n) => len(n).ok_or_else(|| format!("length of `{n}` is not known"))?,
+            LengthRule::Param(n) => param(n).ok_or_else(|| format!("parameter `{n}` is not set"))?,
+            LengthRule::Add(a, b) | LengthRule::Sub(a, b) | LengthRule::Mul(a, b) | LengthRule::Div(a, b) => {
+                let (x, y) = (a.eval(len, param)?, b.eval(len, param)?);
+                let (v, op) = match self {
+                    LengthRule::Add(..) => (x.checked_add(y), '+'),
+                    LengthRule::Sub(..) => (x.checked_sub(y), '-'),
+                    LengthRule::Mul(..) => (x.checked_mul(y), '*'),
+                    _ => (x.checked_div(y), '/'),
+                };
+                match v {
+                    Some(v) => v,
+                    None if op == '-' => return Err(format!("{self} is negative ({x} - {y})")),
+                    None if op == '/' => return Err(format!("{self} divides by zero ({x} / {y})")),
+                    None => return Err(format!("{self} overflows ({x} {op} {y})")),
+                }
+            }
         };
-        match self {
-            LengthRule::Const(v) => Ok(*v),
-            LengthRule::Len(n) => len(n).ok_or_else(|| format!("length of `{n}` is not known")),
-            LengthRule::Param(n) => param(n).ok_or_else(|| format!("parameter `{n}` is not set")),
-            LengthRule::Add(a, b) => {
-                let (x, y) = bin(a, b)?;
-                x.checked_add(y).ok_or_else(|| format!("{self} overflows"))
-            }
-            LengthRule::Sub(a, b) => {
-                let (x, y) = bin(a, b)?;
-                x.checked_sub(y)
-                    .ok_or_else(|| format!("{self} is negative ({x} - {y})"))
-            }
-            LengthRule::Mul(a, b) => {
-                let (x, y) = bin(a, b)?;
-                x.checked_mul(y).ok_or_else(|| format!("{self} overflows"))
-            }
-            LengthRule::Div(a, b) => {
-                let (x, y) = bin(a, b)?;
-                x.checked_div(y).ok_or_else(|| format!("{self} divides by zero"))
-            }
+        if value > u64::from(u32::MAX) {
+            return Err(format!(
+                "{self} is {value}, more than the 32 bits the kernel counts in hold (at most {})",
+                u32::MAX
+            ));
         }
+        Ok(value)
     }
 }
 

@@ -56,6 +56,8 @@ enum PayloadSink {
     Arena,
     /// The lane's held unit (`dyn_held_words`), run next in registers or staged later.
     Held,
+    /// The lane's private fallback stack (`dyn_fb`).
+    Fallback,
 }
 
 /// Statements storing `value` of `ty` into words `o + i` of `sink`, starting at `*next`.
@@ -65,6 +67,7 @@ fn pack(program: &Program, ty: &Ty, value: &str, sink: PayloadSink, next: &mut u
             PayloadSink::Staging => writeln!(out, "    dyn_wg_staging[o + {}u] = bitcast<u32>({v});", *next),
             PayloadSink::Arena => writeln!(out, "    atomicStore(&dyn_arena[o + {}u], bitcast<u32>({v}));", *next),
             PayloadSink::Held => writeln!(out, "    dyn_held_words[{}u] = bitcast<u32>({v});", *next),
+            PayloadSink::Fallback => writeln!(out, "    dyn_fb[o + {}u] = bitcast<u32>({v});", *next),
         };
         *next += 1;
     };
@@ -160,9 +163,9 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
 }
 
 /// The start of a site whose target is dispatched: a frame in the target's queue. When the
-/// queue is full, a one-lane target's indices run right here, which ends the site function (the
-/// serial fallback of the partitioned schedule: the target is on no cycle, so the calls end);
-/// a wide target's site goes on to spawn it for the persistent kernel.
+/// queue is full, a one-lane target's indices go onto the lane's fallback stack, which ends the
+/// site function (the serial fallback of the partitioned schedule, [`fallback_wgsl`]); a wide
+/// target's site goes on to spawn it for the persistent kernel.
 fn queue_push(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut String) {
     let to = d.stage;
     let target = &program.stages[to];
@@ -183,13 +186,203 @@ fn queue_push(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut
     }
     out.push_str("        return;\n    }\n");
     if !d.wide {
-        let payload = if target.payload.is_some() { "p" } else { "0u" };
-        let _ = writeln!(
-            out,
-            "    for (var j = 0u; j < {count}; j++) {{\n        dyn_stage_{}({payload}, j);\n    }}\n    atomicAdd(&dyn_control[DYN_C_UNITS + {to}u], {count});\n}}",
-            target.name
-        );
+        let _ = writeln!(out, "    let o = dyn_fallback_push({to}u, {count});");
+        match &target.payload {
+            Some((_, t)) => pack(program, t, "p", PayloadSink::Fallback, &mut 0, out),
+            None => out.push_str("    _ = o;\n"),
+        }
+        let _ = writeln!(out, "    atomicAdd(&dyn_control[DYN_C_UNITS + {to}u], {count});\n}}");
     }
+}
+
+/// True if a unit of `stage` can leave entries on the fallback stack: it spawns a one-lane
+/// dispatched stage. Its kernel runs the stack after it ([`after_unit`]).
+fn falls_back(program: &Program, partition: &Partition, stage: StageId) -> bool {
+    program.stages[stage]
+        .sites
+        .iter()
+        .any(|&k| partition.bypasses_staging(program.edges[k].to))
+}
+
+/// Which kernel a unit runs in: the persistent one, or dispatch `q`'s. Each has its own
+/// `dyn_fallback_run` holding only the bodies its units can reach.
+#[derive(Clone, Copy)]
+enum Kernel {
+    Persistent,
+    Dispatch(usize),
+}
+
+impl Kernel {
+    fn run_fn(self) -> String {
+        match self {
+            Kernel::Persistent => "dyn_fallback_run".into(),
+            Kernel::Dispatch(q) => format!("dyn_fallback_run_q{q}"),
+        }
+    }
+
+    /// The stages whose units this kernel runs directly.
+    fn roots(self, program: &Program, partition: &Partition) -> Vec<StageId> {
+        match self {
+            Kernel::Persistent => (0..program.stages.len())
+                .filter(|&s| partition.queue(s).is_none())
+                .collect(),
+            Kernel::Dispatch(q) => vec![partition.dispatches[q].stage],
+        }
+    }
+}
+
+/// The one-lane dispatched stages a fallback can run from units of `roots`, in id order.
+fn fallback_reach(program: &Program, partition: &Partition, roots: &[StageId]) -> Vec<StageId> {
+    let mut seen = vec![false; program.stages.len()];
+    let mut todo: Vec<StageId> = roots.to_vec();
+    while let Some(s) = todo.pop() {
+        for &k in &program.stages[s].sites {
+            let t = program.edges[k].to;
+            if partition.bypasses_staging(t) && !seen[t] {
+                seen[t] = true;
+                todo.push(t);
+            }
+        }
+    }
+    (0..seen.len()).filter(|&t| seen[t]).collect()
+}
+
+/// The statement running the fallback stack after a unit of `stage` in `kernel`, if the unit
+/// can fill it.
+fn after_unit(program: &Program, partition: &Partition, kernel: Kernel, stage: StageId) -> String {
+    if falls_back(program, partition, stage) {
+        format!("\n            {}();", kernel.run_fn())
+    } else {
+        String::new()
+    }
+}
+
+/// Entries the fallback stack can hold at once. A unit of `s` pushes at most `max_spawns`
+/// entries; running the top entry's next index leaves it there and pushes its unit's own, so
+/// the stack holds at most the sum along one path of the (acyclic) graph of dispatched stages.
+fn fallback_entries(program: &Program, partition: &Partition) -> u32 {
+    let own = |s: StageId| {
+        if falls_back(program, partition, s) {
+            program.stages[s].max_spawns
+        } else {
+            0
+        }
+    };
+    let mut need = vec![0u32; program.stages.len()];
+    let deepest = |s: StageId, need: &[u32]| {
+        program.stages[s]
+            .sites
+            .iter()
+            .map(|&k| program.edges[k].to)
+            .filter(|&t| partition.bypasses_staging(t))
+            .map(|t| need[t])
+            .max()
+            .unwrap_or(0)
+    };
+    // Dispatches are in topological order: children first when walked backwards.
+    for d in partition.dispatches.iter().rev() {
+        need[d.stage] = own(d.stage).saturating_add(deepest(d.stage, &need));
+    }
+    (0..program.stages.len())
+        .map(|s| own(s).saturating_add(deepest(s, &need)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The partitioned schedule's serial fallback: a spawn that finds a one-lane target's queue full
+/// pushes `[stage, next index, end, payload...]` on the lane's private stack; after the unit,
+/// its kernel calls its `dyn_fallback_run`, which runs the top entry's next index until the
+/// stack is empty (depth first, so the stack stays within [`fallback_entries`]). A kernel's
+/// `dyn_fallback_run` holds each body its units can reach once, so what it compiles grows
+/// linearly with the graph; direct calls from the sites copied a body once per path to it.
+pub fn fallback_wgsl(program: &Program, partition: &Partition) -> String {
+    let targets: Vec<StageId> = partition
+        .dispatches
+        .iter()
+        .filter(|d| !d.wide)
+        .map(|d| d.stage)
+        .collect();
+    if targets.is_empty() {
+        return String::new();
+    }
+    let payload_words = targets
+        .iter()
+        .map(|&t| {
+            program.stages[t]
+                .payload
+                .as_ref()
+                .map_or(0, |(_, ty)| ty.words(&program.structs))
+        })
+        .max()
+        .unwrap_or(0);
+    let entries = fallback_entries(program, partition).max(1);
+    let mut out = format!(
+        "
+const DYN_FB_WORDS: u32 = {words}u;
+const DYN_FB_ENTRIES: u32 = {entries}u;
+// One entry more than the bound: a push past it (a dyngc bug) writes there and fails the run.
+var<private> dyn_fb: array<u32, {total}>;
+var<private> dyn_fb_top: u32;
+
+fn dyn_fallback_push(stage: u32, n: u32) -> u32 {{
+    var e = dyn_fb_top;
+    if (e >= DYN_FB_ENTRIES) {{
+        dyn_fail(DYN_ERR_INTERNAL, stage, e, DYN_FB_ENTRIES);
+        e = DYN_FB_ENTRIES;
+    }} else {{
+        dyn_fb_top = e + 1u;
+    }}
+    let f = e * DYN_FB_WORDS;
+    dyn_fb[f] = stage;
+    dyn_fb[f + 1u] = 0u;
+    dyn_fb[f + 2u] = n;
+    return f + 3u;
+}}
+
+",
+        words = 3 + payload_words,
+        total = (3 + payload_words) * (entries + 1),
+    );
+    let kernels = std::iter::once(Kernel::Persistent).chain((0..partition.dispatches.len()).map(Kernel::Dispatch));
+    for kernel in kernels {
+        let reach = fallback_reach(program, partition, &kernel.roots(program, partition));
+        if reach.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "
+fn {}() {{
+    loop {{
+        if (dyn_fb_top == 0u) {{
+            break;
+        }}
+        let f = (dyn_fb_top - 1u) * DYN_FB_WORDS;
+        let index = dyn_fb[f + 1u];
+        if (index + 1u >= dyn_fb[f + 2u]) {{
+            dyn_fb_top -= 1u;
+        }} else {{
+            dyn_fb[f + 1u] = index + 1u;
+        }}
+        // The payload is read before the body runs: its pushes may reuse the entry.
+        switch dyn_fb[f] {{
+",
+            kernel.run_fn()
+        );
+        for &t in &reach {
+            let stage = &program.stages[t];
+            let payload = stage.payload.as_ref().map_or("0u".to_string(), |(_, ty)| {
+                unpack(program, ty, &|i| format!("dyn_fb[f + {}u]", 3 + i), &mut 0)
+            });
+            let _ = writeln!(
+                out,
+                "            case {t}u: {{\n                let p = {payload};\n                dyn_stage_{}(p, index);\n            }}",
+                stage.name
+            );
+        }
+        out.push_str("            default: {\n                dyn_fb_top = 0u;\n            }\n        }\n    }\n}\n");
+    }
+    out
 }
 
 /// A payload of type `ty` read from the frame that starts at word `f` of the arena.
@@ -235,11 +428,12 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
         let wg = d.workgroup_size;
         // One lane per unit, several units per lane; or a wide stage's one unit on all lanes at
         // a time, from uniform control flow (`take` is uniform), as its barriers need.
+        let after = after_unit(program, partition, Kernel::Dispatch(q), d.stage);
         let run = if d.wide {
             format!(
                 "for (var j = 0u; j < take[2]; j++) {{
             let index = take[1] + j;
-            {};
+            {};{after}
         }}
         if (lid == 0u) {{
             units += take[2];
@@ -250,7 +444,7 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
             format!(
                 "for (var j = lid; j < take[2]; j += {wg}u) {{
             let index = take[1] + j;
-            {};
+            {};{after}
             units += 1u;
         }}",
                 call_stage(program, d.stage, frame_payload)
@@ -360,8 +554,9 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     for id in (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none()) {
         let _ = writeln!(
             out,
-            "        case {id}u: {{\n            {};\n        }}",
-            call_stage(program, id, unit_payload)
+            "        case {id}u: {{\n            {};{}\n        }}",
+            call_stage(program, id, unit_payload),
+            after_unit(program, partition, Kernel::Persistent, id)
         );
     }
     out.push_str(EXECUTE_DEFAULT);
@@ -384,7 +579,12 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
                 "0u"
             }
         };
-        let _ = writeln!(out, "            dyn_stage_{}({p}, index);\n        }}", stage.name);
+        let _ = writeln!(
+            out,
+            "            dyn_stage_{}({p}, index);{}\n        }}",
+            stage.name,
+            after_unit(program, partition, Kernel::Persistent, id)
+        );
     }
     out.push_str(EXECUTE_DEFAULT);
     let per_stage = |name: &str, value: &dyn Fn(usize) -> u32, default: u32| {
@@ -428,7 +628,11 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
         .filter_map(|(id, s)| {
             s.keyed
                 .as_ref()
-                .map(|d| (id, format!("(({} + 31u) / 32u)", size_expr(program, d))))
+                // ceil(domain / 32) without `domain + 31u`, which wraps for the largest domains.
+                .map(|d| {
+                    let d = size_expr(program, d);
+                    (id, format!("({d} / 32u + u32({d} % 32u != 0u))"))
+                })
         })
         .collect();
     out.push_str("fn dyn_is_keyed(stage: u32) -> bool {\n");

@@ -80,7 +80,9 @@ pub fn generate(program: &Program, schedule: Schedule) -> Result<Artifact, Vec<D
     .map_err(|e| internal(program, e.emit_to_string(&text)))?;
     let wgsl = naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| internal(program, e.to_string()))?;
+    let written = Written::of(&module, &wgsl).map_err(|e| internal(program, e))?;
     let mut manifest = manifest(program, schedule, &partition, &layout, &bindings);
+    written.rename(&mut manifest);
     manifest.limits = limits(program, &manifest, WorkgroupMemory::of(&module, &layout).total);
     let warnings = limit_warnings(program, &manifest);
     Ok(Artifact {
@@ -90,6 +92,61 @@ pub fn generate(program: &Program, schedule: Schedule) -> Result<Artifact, Vec<D
         info,
         warnings,
     })
+}
+
+/// Names as naga's WGSL writer wrote them. It renames identifiers that end in a digit or `_`,
+/// contain `__` or non-ASCII characters, or are WGSL keywords or predeclared names (a stage
+/// `add2` gave `dyn_dispatch_add2_`), so every name the manifest gives for the module is read
+/// back from the written text rather than assumed.
+struct Written {
+    /// (generated, written) entry point names; the writer keeps their order.
+    entry_points: Vec<(String, String)>,
+    /// (generated, written) struct names; the writer emits them in type-arena order, which
+    /// parsing its output reproduces.
+    structs: Vec<(String, String)>,
+}
+
+impl Written {
+    fn of(module: &naga::Module, wgsl: &str) -> Result<Written, String> {
+        let back = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+        let structs = |m: &naga::Module| -> Vec<String> {
+            m.types
+                .iter()
+                .filter(|(_, t)| matches!(t.inner, naga::TypeInner::Struct { .. }))
+                .filter_map(|(_, t)| t.name.clone())
+                .collect()
+        };
+        let (before, after) = (structs(module), structs(&back));
+        if before.len() != after.len() || module.entry_points.len() != back.entry_points.len() {
+            return Err("naga's written module has other structs or entry points than the generated one".into());
+        }
+        Ok(Written {
+            entry_points: module
+                .entry_points
+                .iter()
+                .zip(&back.entry_points)
+                .map(|(a, b)| (a.name.clone(), b.name.clone()))
+                .collect(),
+            structs: before.into_iter().zip(after).collect(),
+        })
+    }
+
+    fn rename(&self, manifest: &mut Manifest) {
+        let find = |list: &[(String, String)], name: &mut String| {
+            if let Some((_, w)) = list.iter().find(|(g, _)| g == name) {
+                *name = w.clone();
+            }
+        };
+        let eps = &mut manifest.entry_points;
+        find(&self.entry_points, &mut eps.init);
+        find(&self.entry_points, &mut eps.main);
+        for d in &mut eps.dispatches {
+            find(&self.entry_points, &mut d.entry_point);
+        }
+        for b in &mut manifest.bindings {
+            find(&self.structs, &mut b.element.wgsl);
+        }
+    }
 }
 
 /// Workgroup memory of a module in bytes, each variable rounded up to 16 bytes as WebGPU
@@ -153,7 +210,15 @@ fn workgroup_memory(program: &Program, memory: &WorkgroupMemory) -> Diagnostic {
         user + scheduler,
         limit.saturating_sub(user + scheduler)
     ))
-    .with_hint("make the `var<workgroup>` arrays smaller, or keep the data in a `buffer`")
+    .with_hint(if user > 0 {
+        "make the `var<workgroup>` arrays smaller, or keep the data in a `buffer`".to_string()
+    } else {
+        // No arrays of the program's to blame: the scheduler's per-stage state is what grew.
+        format!(
+            "the scheduler's state grows with the number of stages ({}): use fewer stages, e.g. one stage that `switch`es on a payload field instead of many alike",
+            program.stages.len()
+        )
+    })
 }
 
 /// What the artifact needs of a device: counted from its bindings, entry points and sizes.
@@ -457,6 +522,7 @@ fn module_text(program: &Program, partition: &Partition, layout: &Layout, bindin
         out.push("\n");
         out.push(QUEUES_WGSL);
         out.push(&glue::dispatch_kernels(program, partition));
+        out.push(&glue::fallback_wgsl(program, partition));
     }
     out.text
 }
@@ -679,6 +745,10 @@ fn manifest(
         },
         // Filled in by `limits` once the module is known.
         limits: art::Limits::default(),
+        entry: art::EntryInfo {
+            stage: program.entry.stage as u32,
+            count: length_rule(program, &program.entry.count),
+        },
         bindings,
         params,
         stages,

@@ -44,6 +44,12 @@ impl Partition {
     pub fn queue(&self, stage: StageId) -> Option<u32> {
         self.dispatches.iter().position(|d| d.stage == stage).map(|q| q as u32)
     }
+
+    /// True if a spawn of `stage` never goes through the persistent kernel's staging: it is
+    /// dispatched, and a full queue means the lane's fallback stack.
+    pub fn bypasses_staging(&self, stage: StageId) -> bool {
+        self.dispatches.iter().any(|d| d.stage == stage && !d.wide)
+    }
 }
 
 /// Splits the stages. A stage stays persistent when it is on a cycle (tail loop, recursion, a

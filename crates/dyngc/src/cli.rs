@@ -202,7 +202,9 @@ pub struct RunArgs {
     /// Print statistics after the run (human table, or JSON on stdout).
     #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "human", value_name = "FORMAT")]
     pub stats: Option<StatsFormat>,
-    /// Give up after this many seconds.
+    /// Give up after this many seconds of wall-clock time, from the start of the command to the
+    /// outputs read back (building and pipeline compilation included); the process exits even
+    /// when a kernel never returns.
     #[arg(long, value_name = "SECS", default_value_t = 600.0)]
     pub timeout: f64,
     /// How stages map to kernels.

@@ -17,10 +17,19 @@ pub struct Source {
     pub text: String,
 }
 
+/// The first `limit` bytes of a file: one past the parser's size limit is enough for it to
+/// refuse the file, and an endless one (`/dev/zero`) is not read until memory runs out.
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 impl Source {
     pub fn read(path: &Path) -> Result<Source, Failure> {
         let display = path.display().to_string();
-        let bytes = std::fs::read(path)
+        let bytes = read_at_most(path, dyngc_syntax::limits::MAX_FILE_BYTES as u64 + 1)
             .map_err(|e| Failure::usage(format!("could not read `{display}`: {}", io_reason(&e))))?;
         let text = String::from_utf8(bytes).map_err(|e| {
             Failure::usage(format!(

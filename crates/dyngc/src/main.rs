@@ -29,6 +29,7 @@ mod graph;
 mod npy;
 mod run;
 mod values;
+mod watch;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -77,7 +78,7 @@ fn main() -> ExitCode {
         cli::Command::Graph(a) => graph::run(&ctx, a),
         cli::Command::Build(a) => build::run(&ctx, a),
         cli::Command::Run(a) => run::run(&ctx, a),
-        cli::Command::Adapter => run::adapter(),
+        cli::Command::Adapter => run::adapter(&ctx),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

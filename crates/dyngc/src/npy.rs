@@ -162,12 +162,22 @@ pub fn write_output(path: &Path, b: &Binding, bytes: &[u8]) -> Result<(), String
         (false, false) => vec![k as u64],
     };
     let shown = path.display();
+    // Written beside the final name and renamed over it, so an interrupted write never leaves
+    // a truncated file under the name of a result.
+    let partial = path.with_file_name(format!(
+        ".{}.partial",
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+    ));
     let result = match b.element.scalar {
-        Some(ScalarKind::I32) => write_typed(path, &shape, words.into_iter().map(|w| w as i32)),
-        Some(ScalarKind::F32) => write_typed(path, &shape, words.into_iter().map(f32::from_bits)),
-        _ => write_typed(path, &shape, words.into_iter()),
-    };
-    result.map_err(|e| format!("could not write `{shown}`: {}", io_reason(&e)))
+        Some(ScalarKind::I32) => write_typed(&partial, &shape, words.into_iter().map(|w| w as i32)),
+        Some(ScalarKind::F32) => write_typed(&partial, &shape, words.into_iter().map(f32::from_bits)),
+        _ => write_typed(&partial, &shape, words.into_iter()),
+    }
+    .and_then(|()| std::fs::rename(&partial, path));
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&partial);
+        format!("could not write `{shown}`: {}", io_reason(&e))
+    })
 }
 
 fn write_typed<T: npyz::AutoSerialize>(
@@ -182,7 +192,8 @@ fn write_typed<T: npyz::AutoSerialize>(
         .writer(file)
         .begin_nd()?;
     writer.extend(data)?;
-    writer.finish()
+    writer.finish()?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,11 +4,10 @@ use crate::cli::{RunArgs, StatsFormat};
 use crate::diag::Ctx;
 use crate::frontend::{io_reason, Source};
 use crate::values::{parse_arena, parse_param, split_pair};
+use crate::watch::Watch;
 use crate::{npy, CmdResult, Failure};
 use dyngc_artifact::{Manifest, Role};
 use dyngc_runtime::{format_bytes, DeviceLimits, Error, Executor, Plan, Progress, RunSetup, WaitOptions};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -120,12 +119,17 @@ fn plural(n: u64, what: &str) -> String {
 }
 
 pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return Err(Failure::usage(format!(
-            "invalid --timeout `{}`: expected a positive number of seconds",
-            args.timeout
-        )));
-    }
+    let limit = Some(args.timeout)
+        .filter(|t| *t > 0.0)
+        .and_then(|t| Duration::try_from_secs_f64(t).ok())
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "invalid --timeout `{}`: expected a positive number of seconds",
+                args.timeout
+            ))
+        })?;
+    // The limit covers everything from here to the outputs read back, compilation included.
+    let watch = Watch::start(limit, args.timeout).map_err(Failure::usage)?;
     let src = Source::read(&args.file)?;
     let (_, artifact) = src.build(ctx, "run", args.schedule)?;
     let manifest = &artifact.manifest;
@@ -159,7 +163,11 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     )
     .map_err(runtime_failure)?;
 
+    check_out_dir(&args.out)?;
+
+    watch.phase("opening the device");
     let gpu = pollster::block_on(dyngc_runtime::open_gpu()).map_err(runtime_failure)?;
+    warn_unreliable(ctx, &gpu.info.name);
     let limits = gpu.device.limits();
     let arena = arena.unwrap_or_else(|| {
         DEFAULT_ARENA
@@ -169,12 +177,14 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
             / 4
             * 4
     });
+    watch.phase("compiling the pipelines");
     let executor = Executor::new(&gpu.device, manifest, &artifact.wgsl).map_err(runtime_failure)?;
     // A GPU runs thousands of workgroups at once: fill it unless told otherwise. A CPU device
     // (SwiftShader) runs a few at a time, and the manifest's default suits it better.
     let workers = args
         .workgroups
         .or((gpu.info.device_type != dyngc_runtime::wgpu::DeviceType::Cpu).then_some(GPU_WORKERS));
+    watch.phase("running");
     let setup = setup_for(arena, workers);
     let mut run = executor.prepare(&gpu.queue, &setup).map_err(runtime_failure)?;
     let plan = run.plan();
@@ -191,41 +201,19 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         ));
     }
 
-    let bar = std::cell::RefCell::new(None::<ProgressBar>);
     let mut on_progress = |p: &Progress<'_>| {
-        if p.elapsed < Duration::from_millis(300) {
-            return;
-        }
-        let mut bar = bar.borrow_mut();
-        let bar = bar.get_or_insert_with(|| {
-            let target = if std::io::stderr().is_terminal() {
-                ProgressDrawTarget::stderr()
-            } else {
-                ProgressDrawTarget::hidden()
-            };
-            let b = ProgressBar::with_draw_target(None, target);
-            b.set_style(
-                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            b.enable_steady_tick(Duration::from_millis(120));
-            b
-        });
         let launches = p.stats.get("launches").unwrap_or(p.launches);
-        bar.set_message(format!(
+        watch.detail(format!(
             "{launches} launches, {} units, {} submissions",
             p.stats.total_units(),
             p.submissions
         ));
     };
     let opts = WaitOptions {
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: watch.remaining(),
         ..Default::default()
     };
     let result = run.execute(&opts, &mut on_progress);
-    if let Some(b) = bar.borrow_mut().take() {
-        b.finish_and_clear();
-    }
     let stats = result.map_err(|e| match e {
         Error::Timeout { .. } => Failure::failed(format!(
             "{e}\n  = help: it may need more time (raise --timeout, now {} s), or it may not terminate",
@@ -234,14 +222,10 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         e => runtime_failure(e),
     })?;
 
+    watch.phase("reading the outputs back");
     let outputs = run.read_outputs().map_err(runtime_failure)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| {
-        Failure::usage(format!(
-            "could not create the output directory `{}`: {}",
-            args.out.display(),
-            io_reason(&e)
-        ))
-    })?;
+    // The run is over; writing the files is not cut short by the clock.
+    watch.finish();
     let mut written = Vec::new();
     for (name, bytes) in &outputs {
         let binding = manifest.binding(name).expect("outputs come from the manifest");
@@ -270,11 +254,34 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     Ok(())
 }
 
+/// Creates the output directory and checks that files can be created in it, before any GPU
+/// work: a bad `--out` must not cost a whole run.
+fn check_out_dir(dir: &std::path::Path) -> CmdResult {
+    let fail = |what: &str, e: std::io::Error| Failure::usage(format!("{what} `{}`: {}", dir.display(), io_reason(&e)));
+    std::fs::create_dir_all(dir).map_err(|e| fail("could not create the output directory", e))?;
+    let probe = dir.join(format!(".dyngc-probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| fail("cannot write into the output directory", e))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Mesa's llvmpipe (lavapipe) caps each invocation's loop iterations and then silently leaves
+/// loops early: the persistent kernel's results would be wrong without any error.
+fn warn_unreliable(ctx: &Ctx, adapter: &str) {
+    let name = adapter.to_lowercase();
+    if name.contains("llvmpipe") || name.contains("lavapipe") {
+        ctx.warning(&format!(
+            "the adapter `{adapter}` is Mesa's llvmpipe, which silently stops long loops early: results may be wrong\n  = help: use SwiftShader instead (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json) or a GPU"
+        ));
+    }
+}
+
 /// `dyngc adapter`: opens the device `dyngc run` would open and says what it is.
-pub fn adapter() -> CmdResult {
+pub fn adapter(ctx: &Ctx) -> CmdResult {
     let gpu = pollster::block_on(dyngc_runtime::open_gpu()).map_err(runtime_failure)?;
     let info = &gpu.info;
     let limits = gpu.device.limits();
+    warn_unreliable(ctx, &info.name);
     outln!("adapter: {} ({:?}, {:?})", info.name, info.backend, info.device_type);
     outln!("driver: {} {}", info.driver, info.driver_info);
     outln!(

@@ -65,9 +65,15 @@ pub fn parse_param(name: &str, text: &str, scalar: ScalarKind) -> Result<u32, St
                 return v.map_err(|_| bad("a float, or its bit pattern in 0x hex"));
             }
             let s = t.strip_suffix('f').unwrap_or(&t);
+            // Rust also reads `infinity`, `nan` and rounds `1e39` to infinity; a finite value
+            // is what was meant, and the others stay reachable as bit patterns.
             s.parse::<f32>()
+                .ok()
+                .filter(|v| v.is_finite())
                 .map(f32::to_bits)
-                .map_err(|_| bad("a float such as 1.5, -2 or 1e-3 (or its bit pattern in 0x hex)"))
+                .ok_or_else(|| {
+                    bad("a finite float such as 1.5, -2 or 1e-3 within ±3.4e38 (or its bit pattern in 0x hex, also for infinities and NaN)")
+                })
         }
     }
 }
@@ -104,6 +110,14 @@ mod tests {
         assert_eq!(parse_param("p", "-2", ScalarKind::F32), Ok((-2f32).to_bits()));
         assert_eq!(parse_param("p", "0x3f800000", ScalarKind::F32), Ok(1f32.to_bits()));
         assert!(parse_param("p", "one", ScalarKind::F32).is_err());
+        for t in ["inf", "infinity", "-Infinity", "nan", "1e39", "-1e39"] {
+            assert!(parse_param("p", t, ScalarKind::F32).is_err(), "{t}");
+        }
+        assert_eq!(parse_param("p", "3.4e38", ScalarKind::F32), Ok(3.4e38f32.to_bits()));
+        assert_eq!(
+            parse_param("p", "0x7f800000", ScalarKind::F32),
+            Ok(f32::INFINITY.to_bits())
+        );
     }
 
     #[test]

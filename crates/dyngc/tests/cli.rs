@@ -1024,3 +1024,231 @@ fn run_reports_a_violated_bound() {
     );
     assert!(!d.join("per_depth.npy").exists());
 }
+
+// ---------------------------------------------------------------- run: hostile programs (issue 13)
+
+/// `tests/ui/<path>`.
+fn ui_case(path: &str) -> String {
+    root().join("tests/ui").join(path).to_str().unwrap().to_owned()
+}
+
+/// Runs `program` with input `n` = `values` at the smallest arena; the `hits`-style output
+/// `output` read back, or `None` without an adapter.
+fn run_n(test: &str, program: &str, values: &[u32], extra: &[&str], output: &str) -> Option<(Output, Vec<u32>)> {
+    let d = tmp(test);
+    let n = d.join("n.npy");
+    npy(&n, "<u4", &[values.len()], &u32s(values));
+    let input = format!("n={}", n.display());
+    let out_dir = d.join("out");
+    let mut args = vec![
+        "run",
+        program,
+        "--input",
+        &input,
+        "--arena",
+        "min",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let out = run_on_device(&args)?;
+    let words = if out.status.code() == Some(0) {
+        read_npy_u32(&out_dir.join(format!("{output}.npy"))).1
+    } else {
+        Vec::new()
+    };
+    Some((out, words))
+}
+
+#[test]
+fn run_stage_names_naga_renames() {
+    // `s1`, `add2`, `s_`, `s__x`, `σ` and a struct `Pair2`: all renamed in the written WGSL;
+    // every dispatch's pipeline is created from the manifest's names.
+    let values = [3u32, 4, 5, 0, 1];
+    let program = ui_case("pass/stage_names_renamed.dyn");
+    let Some((out, sums)) = run_n("run_renamed", &program, &values, &[], "sums") else {
+        return;
+    };
+    assert_exit(&out, 0);
+    let expected: Vec<u32> = values.iter().map(|&v| v * (v + 1) / 2).collect();
+    assert_eq!(sums, expected);
+    let pairs = read_npy_u32(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("dyngc-cli/run_renamed/out/pairs.npy")).1;
+    let expected: Vec<u32> = (0..values.len() as u32).flat_map(|i| [i, 2]).collect();
+    assert_eq!(pairs, expected);
+    // The manifest names what the WGSL has.
+    let built = tmp("build_renamed");
+    assert_exit(&dyngc(&["build", &program, "-o", built.to_str().unwrap()]), 0);
+    let wgsl = std::fs::read_to_string(built.join("stage_names_renamed.wgsl")).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(built.join("stage_names_renamed.manifest.json")).unwrap()).unwrap();
+    let dispatches = m["entry_points"]["dispatches"].as_array().unwrap();
+    assert_eq!(dispatches.len(), 5);
+    for d in dispatches {
+        let name = d["entry_point"].as_str().unwrap();
+        assert!(wgsl.contains(&format!("fn {name}(")), "{name}");
+    }
+    let pairs = m["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "pairs")
+        .unwrap();
+    let ty = pairs["element"]["wgsl"].as_str().unwrap();
+    assert!(wgsl.contains(&format!("struct {ty} {{")), "{ty}");
+}
+
+#[test]
+fn run_refuses_counts_beyond_32_bits() {
+    let d = tmp("run_counts");
+    let program = write(
+        &d,
+        "counts.dyn",
+        "input row_ptr: array<u32>;\nparam a: u32;\nparam b: u32;\noutput hits: array<atomic<u32>, 1>;\n\
+         @keyed(a * b)\nstage visit(key: u32) {\n    atomicAdd(&hits[0], 1u);\n}\n\
+         stage row(@index i: u32) {\n    spawn visit(i % 7u);\n}\nentry row(len(row_ptr) - 1);\n",
+    );
+    let program = program.to_str().unwrap();
+    let input = d.join("row_ptr.npy");
+    let input_arg = format!("row_ptr={}", input.display());
+    let out_dir = d.join("out");
+    let args = |a: &'static str, b: &'static str| {
+        vec![
+            "run",
+            program,
+            "--input",
+            &input_arg,
+            "--param",
+            a,
+            "--param",
+            b,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]
+    };
+    // Refused before a device is opened: no adapter needed.
+    npy(&input, "<u4", &[3], &u32s(&[0, 1, 2]));
+    let out = dyngc(&args("a=65536", "b=65536"));
+    assert_exit_says(&out, 1, "cannot count the keys of stage `visit`: (a * b) is 4294967296");
+    npy(&input, "<u4", &[0], &[]);
+    let out = dyngc(&args("a=2", "b=4"));
+    assert_exit_says(
+        &out,
+        1,
+        "cannot count the units of the entry `row`: (len(row_ptr) - 1) is negative (0 - 1)",
+    );
+    // In range it runs: 2 units, each marking one key.
+    npy(&input, "<u4", &[3], &u32s(&[0, 1, 2]));
+    let Some(out) = run_on_device(&args("a=2", "b=4")) else {
+        return;
+    };
+    assert_exit(&out, 0);
+    assert_eq!(read_npy_u32(&out_dir.join("hits.npy")).1, [2]);
+}
+
+#[test]
+fn run_fallbacks_compile_linearly() {
+    // Partitioned, at the smallest arena (4-frame queues): most spawns take the fallback stack.
+    // Direct calls from the sites made SwiftShader compile every path: minutes for the chain and
+    // an LLVM stack overflow for a wider diamond.
+    let values: Vec<u32> = (0..40).map(|i| i % 9).collect();
+    for (name, expect) in [("diamond_fallback", None), ("chain_fallback", Some(()))] {
+        let start = std::time::Instant::now();
+        let program = ui_case(&format!("pass/{name}.dyn"));
+        let Some((out, hits)) = run_n(
+            name,
+            &program,
+            &values,
+            &["--schedule", "partitioned", "--timeout", "120"],
+            "hits",
+        ) else {
+            return;
+        };
+        assert_exit(&out, 0);
+        let want: Vec<u32> = match expect {
+            None => vec![128; values.len()],
+            Some(()) => values.clone(),
+        };
+        assert_eq!(hits, want, "{name}");
+        eprintln!("{name}: {:.1} s", start.elapsed().as_secs_f64());
+    }
+}
+
+#[test]
+fn run_timeout_stops_a_body_that_never_returns() {
+    let d = tmp("run_endless");
+    let program = write(
+        &d,
+        "endless.dyn",
+        "input n: array<u32>;\noutput out: array<u32, len(n)>;\n\
+         stage spin(@index i: u32) {\n    var x = n[i];\n    loop {\n        x = x * 1664525u + 1013904223u;\n        if (x == 7u && n[i] == 12345u) {\n            break;\n        }\n    }\n    out[i] = x;\n}\nentry spin(len(n));\n",
+    );
+    let start = std::time::Instant::now();
+    let program = program.to_str().unwrap();
+    let Some((out, _)) = run_n("run_endless_out", program, &[1; 64], &["--timeout", "5"], "out") else {
+        return;
+    };
+    let took = start.elapsed().as_secs_f64();
+    assert_exit_says(&out, 1, "error: the run did not finish within 5.0 s");
+    assert!(text(&out.stderr).contains("raise --timeout"), "{}", text(&out.stderr));
+    assert!(took < 15.0, "the limit was 5 s, the process took {took:.1} s");
+    let partial = Path::new(env!("CARGO_TARGET_TMPDIR")).join("dyngc-cli/run_endless_out/out");
+    assert!(!partial.join("out.npy").exists() && !partial.join(".out.npy.partial").exists());
+}
+
+#[test]
+fn run_timeout_covers_compilation() {
+    // A tenth of a second is not enough to build and compile anything on SwiftShader: the
+    // message says which phase the clock ran out in.
+    let program = ui_case("pass/chain_fallback.dyn");
+    let Some((out, _)) = run_n(
+        "run_timeout_compile",
+        &program,
+        &[1, 2, 3, 4],
+        &["--timeout", "0.1"],
+        "hits",
+    ) else {
+        return;
+    };
+    assert_exit_says(&out, 1, "error: the run did not finish within 0.1 s (it was ");
+}
+
+#[test]
+fn run_refuses_bad_limits_and_outputs_before_running() {
+    let d = tmp("run_limits");
+    let n = d.join("n.npy");
+    npy(&n, "<u4", &[2], &u32s(&[1, 2]));
+    let input = format!("n={}", n.display());
+    let triangle = example("triangle");
+    let triangle = triangle.to_str().unwrap();
+    for t in ["1e20", "inf", "nan", "0"] {
+        let out = dyngc(&["run", triangle, "--input", &input, "--out", "o", "--timeout", t]);
+        assert_exit_says(&out, 2, "invalid --timeout `");
+    }
+    // `--out` that cannot be created is found before the GPU run.
+    let file = write(&d, "a_file", "");
+    let out = dyngc(&[
+        "run",
+        triangle,
+        "--input",
+        &input,
+        "--out",
+        file.join("sub").to_str().unwrap(),
+    ]);
+    assert_exit_says(&out, 2, "could not create the output directory");
+    // f32 parameters are finite numbers.
+    let f = write(
+        &d,
+        "f.dyn",
+        "param x: f32;\noutput o: array<f32, 1>;\nstage s(@index i: u32) {\n    o[i] = x;\n}\nentry s(1);\n",
+    );
+    for v in ["infinity", "inf", "nan", "1e39"] {
+        let out = dyngc(&["run", f.to_str().unwrap(), "--param", &format!("x={v}"), "--out", "o"]);
+        assert_exit_says(&out, 2, "expected a finite float");
+    }
+}
+
+#[test]
+fn check_reads_at_most_the_size_limit() {
+    let out = dyngc(&["check", "/dev/zero"]);
+    assert_exit_says(&out, 1, "file too large: more than the limit of 16777216 bytes");
+}

@@ -111,6 +111,39 @@ pub enum SizeExpr {
     Binary(ast::BinOp, Box<SizeExpr>, Box<SizeExpr>),
 }
 
+impl SizeExpr {
+    /// The value of a constant expression (`None` when it uses a parameter or a length), or why
+    /// it leaves the `u32` range the kernel computes in. Only the top operation is checked: the
+    /// checker builds expressions bottom-up and checks each level as it goes.
+    pub fn constant(&self) -> Result<Option<u64>, String> {
+        let (op, a, b) = match self {
+            SizeExpr::Int(v) => return Ok(Some(*v)),
+            SizeExpr::Len(_) | SizeExpr::Param(_) => return Ok(None),
+            SizeExpr::Binary(op, a, b) => (op, a, b),
+        };
+        let (x, y) = (a.constant()?, b.constant()?);
+        if *op == ast::BinOp::Div && y == Some(0) {
+            return Err("this divides by zero".into());
+        }
+        let (Some(x), Some(y)) = (x, y) else {
+            return Ok(None);
+        };
+        let v = match op {
+            ast::BinOp::Add => Some(x + y),
+            ast::BinOp::Sub => x.checked_sub(y),
+            ast::BinOp::Mul => x.checked_mul(y),
+            ast::BinOp::Div => x.checked_div(y),
+        };
+        let shown = format!("{x} {} {y}", op.symbol());
+        match v {
+            Some(v) if v <= u64::from(u32::MAX) => Ok(Some(v)),
+            Some(v) => Err(format!("`{shown}` is {v}, which does not fit in 32 bits")),
+            None if *op == ast::BinOp::Div => Err(format!("`{shown}` divides by zero")),
+            None => Err(format!("`{shown}` is negative")),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Stage {
     pub name: String,

@@ -49,6 +49,9 @@ pub enum Error {
     DuplicateParam(String),
     #[error("cannot size `{binding}`: {message}")]
     Length { binding: String, message: String },
+    /// An entry count or key domain that does not evaluate within `u32`.
+    #[error("cannot count {what}: {message}")]
+    Count { what: String, message: String },
     #[error("an arena of {} is too small: this program needs at least {} ({minimum} bytes) for one worker and the smallest ring", format_bytes(*.requested), format_bytes(*.minimum))]
     ArenaTooSmall { requested: u64, minimum: u64 },
     #[error("an arena of {} ({requested} bytes) is larger than the device's {what} ({})", format_bytes(*.requested), format_bytes(*.limit))]

@@ -283,14 +283,29 @@ impl Plan {
             if let Some(rule) = &s.keyed {
                 let domain = rule
                     .eval(&|n| lengths.get(n).copied(), &param_of)
-                    .map_err(|e| Error::Length {
-                        binding: format!("marks of stage `{}`", s.name),
+                    .map_err(|e| Error::Count {
+                        what: format!("the keys of stage `{}`", s.name),
                         message: e,
                     })?;
                 marks_words = marks_words.saturating_add(domain.div_ceil(32));
             }
         }
         let marks_words = marks_words.max(1);
+        let entry = &manifest.entry;
+        entry
+            .count
+            .eval(&|n| lengths.get(n).copied(), &param_of)
+            .map_err(|e| Error::Count {
+                what: format!(
+                    "the units of the entry `{}`",
+                    manifest
+                        .stages
+                        .iter()
+                        .find(|s| s.id == entry.stage)
+                        .map_or("?", |s| s.name.as_str())
+                ),
+                message: e,
+            })?;
 
         // Arena: workers' reserves plus the ring.
         let requested_arena_bytes = setup.arena_bytes;
@@ -581,6 +596,9 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
             return bad(format!("stage id {} appears twice", s.id));
         }
     }
+    if !m.stages.iter().any(|s| s.id == m.entry.stage) {
+        return bad(format!("the entry's stage {} is not a stage", m.entry.stage));
+    }
     Ok(())
 }
 
@@ -637,6 +655,10 @@ pub(crate) mod tests {
                 dispatches: Vec::new(),
             },
             limits: Limits::default(),
+            entry: EntryInfo {
+                stage: 0,
+                count: LengthRule::Const(1),
+            },
             bindings: vec![
                 binding("row_ptr", 0, 0, Role::Input, Access::Read, 4),
                 binding("col_idx", 0, 1, Role::Input, Access::Read, 4),
@@ -901,6 +923,38 @@ pub(crate) mod tests {
         assert_eq!(
             plan(&|s| s.inputs[0].1 = InputData::Bytes(&[])),
             "cannot size `dist`: (len(row_ptr) - 1) is negative (0 - 1)"
+        );
+        // Entry counts and key domains are computed by the kernel in 32 bits: every step of
+        // their rules must stay in range, or the run is refused rather than wrapped.
+        let counted = |entry: LengthRule, keyed: LengthRule| {
+            let mut m = manifest();
+            m.entry.count = entry;
+            m.stages[1].keyed = Some(keyed);
+            let mut s = RunSetup::new(1 << 20);
+            s.input("row_ptr", &row)
+                .input("col_idx", &[])
+                .param("source", 0)
+                .param("k", 65536);
+            Plan::new(&m, &s, &limits).map(|_| ()).map_err(|e| e.to_string())
+        };
+        let k = || Box::new(LengthRule::Param("k".into()));
+        let one = || LengthRule::Const(1);
+        assert_eq!(
+            counted(LengthRule::Mul(k(), k()), one()),
+            Err("cannot count the units of the entry `seed`: (k * k) is 4294967296, more than the 32 bits the kernel counts in hold (at most 4294967295)".into())
+        );
+        assert_eq!(
+            counted(one(), LengthRule::Div(Box::new(LengthRule::Mul(k(), k())), k())),
+            Err("cannot count the keys of stage `visit`: (k * k) is 4294967296, more than the 32 bits the kernel counts in hold (at most 4294967295)".into())
+        );
+        assert_eq!(
+            counted(LengthRule::Div(k(), Box::new(LengthRule::Const(0))), one()),
+            Err("cannot count the units of the entry `seed`: (k / 0) divides by zero (65536 / 0)".into())
+        );
+        assert!(counted(LengthRule::Sub(Box::new(LengthRule::Mul(k(), k())), k()), one()).is_err());
+        assert_eq!(
+            counted(LengthRule::Mul(k(), Box::new(LengthRule::Const(65535))), one()),
+            Ok(())
         );
         assert_eq!(
             plan(&|s| {

@@ -91,6 +91,10 @@ fn manifest() -> Manifest {
             dispatches: Vec::new(),
         },
         limits: Limits::default(),
+        entry: EntryInfo {
+            stage: 0,
+            count: LengthRule::Len("x".into()),
+        },
         bindings: vec![
             binding("x", 0, 0, Role::Input, Access::Read),
             y,

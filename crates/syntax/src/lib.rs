@@ -32,8 +32,10 @@ pub mod limits {
     /// Largest accepted source file, in bytes (16 MiB).
     pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
     /// Deepest nesting of `(`, `[`, `{` and `else if` (each counts one level), and of `<...>` in
-    /// a type.
-    pub const MAX_NESTING: usize = 256;
+    /// a type. Below naga's own limits, which bodies are validated with (127 nested braces in a
+    /// function, 200 levels of parser recursion), with room for the block the generator wraps
+    /// around a spawn site: past them naga's error had no location.
+    pub const MAX_NESTING: usize = 120;
     /// Most binary operators in one size expression.
     pub const MAX_SIZE_OPERATORS: usize = 256;
     /// Most diagnostics one parse reports; further ones are summarised by a final `DYN0004`.
@@ -64,11 +66,8 @@ pub fn parse(source: &str) -> Parsed {
     if source.len() > MAX_FILE_BYTES {
         let d = Diagnostic::error(
             codes::DYN0004,
-            format!(
-                "file too large: {} bytes, the limit is {} bytes (16 MiB)",
-                source.len(),
-                MAX_FILE_BYTES
-            ),
+            // Callers may stop reading one byte past the limit, so the true size is not known.
+            format!("file too large: more than the limit of {MAX_FILE_BYTES} bytes (16 MiB)"),
             0..0,
             "the file is not parsed",
         )

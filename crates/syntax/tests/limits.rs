@@ -91,7 +91,7 @@ fn deep_nesting_is_rejected_at_the_first_too_deep_delimiter() {
         let (diags, items) = p;
         assert_eq!(codes(&diags), [DYN0004], "{diags:#?}");
         assert_eq!(items, 0);
-        // Level 1 is the body; the 256th delimiter of the nest is level 257.
+        // Level 1 is the body; the MAX_NESTING-th delimiter of the nest is one level too deep.
         let first_too_deep = prefix.len() + (MAX_NESTING - 1);
         assert_eq!(diags[0].primary.span, first_too_deep..first_too_deep + 1, "{open}");
     }
@@ -125,7 +125,7 @@ fn nesting_at_the_limit_is_accepted() {
 #[test]
 fn else_if_chains_count_as_nesting() {
     let chain = |n: usize| format!("stage s() {{ if a {{ }} {} }}", "else if a { } ".repeat(n));
-    // Body (1) + 254 `else if` + the last block (1) = 256.
+    // Body (1) + MAX_NESTING - 2 `else if` + the last block (1) = MAX_NESTING.
     let src = chain(MAX_NESTING - 2);
     let file = small_stack(move || parse_ok(&src));
     let Item::Stage(s) = &file.items[0] else { panic!() };

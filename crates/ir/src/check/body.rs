@@ -537,12 +537,12 @@ impl<'a> Checker<'a> {
 
     fn scan_dyn_names(&mut self, span: &Span) {
         for (name, at) in lex::idents(self.src, span) {
-            if name.starts_with("dyn_") && !crate::wgsl::BUILTINS.contains(&name) {
+            if super::names::is_generated(name) && !crate::wgsl::BUILTINS.contains(&name) {
                 let d = Diagnostic::error(
                     DYN0102,
                     format!("`{name}` is a reserved name"),
                     at,
-                    "names starting with `dyn_` are reserved for the code dyngc generates",
+                    super::names::GENERATED,
                 )
                 .with_hint("choose another name");
                 self.error(d);

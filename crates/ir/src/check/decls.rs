@@ -1,6 +1,6 @@
 //! Declarations: names, structs, resources, parameters, stage signatures, the entry.
 
-use super::names::{closest, reserved, with_article};
+use super::names::{closest, reserved, reserved_global, with_article};
 use super::{Checker, Global, GlobalKind};
 use crate::{Entry, Param, Resource, Scalar, SizeExpr, StructDef, Ty};
 use dyngc_syntax::ast::{self, Item, ResourceKind, Span};
@@ -19,6 +19,12 @@ pub(super) struct Structs {
 
 /// Widest `@width`: the megakernel's workgroup size.
 pub(crate) const MAX_WIDTH: u32 = 64;
+
+/// WebGPU's guaranteed `maxBindGroups`: `@group` numbers are below it.
+pub(crate) const MAX_BIND_GROUPS: u32 = 4;
+
+/// WebGPU's guaranteed `maxBindingsPerBindGroup`: `@binding` numbers are below it.
+pub(crate) const MAX_BINDING: u32 = 1000;
 
 /// Deepest nesting of structs inside structs.
 pub(crate) const MAX_STRUCT_NESTING: usize = 32;
@@ -93,7 +99,12 @@ impl<'a> Checker<'a> {
     }
 
     fn define(&mut self, name: &'a ast::Ident, kind: GlobalKind) {
-        self.check_reserved(name);
+        // A stage is emitted as `dyn_stage_NAME`; everything else under its own name.
+        let why = match kind {
+            GlobalKind::Stage(_) => reserved(&name.name),
+            _ => reserved_global(&name.name),
+        };
+        self.report_reserved(name, why);
         if let Some(first) = self.globals.get_mut(name.name.as_str()) {
             first.redefined.push(kind);
             let (first_span, first_kind) = (first.span.clone(), first.kind);
@@ -119,7 +130,11 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn check_reserved(&mut self, name: &ast::Ident) {
-        if let Some(why) = reserved(&name.name) {
+        self.report_reserved(name, reserved(&name.name));
+    }
+
+    fn report_reserved(&mut self, name: &ast::Ident, why: Option<String>) {
+        if let Some(why) = why {
             let d = Diagnostic::error(
                 DYN0102,
                 format!("`{}` is a reserved name", name.name),
@@ -431,7 +446,9 @@ impl<'a> Checker<'a> {
             }
             let pin = match (&group, &binding) {
                 (Some((Some(g), gs)), Some((Some(b), bs))) => {
-                    Some((*g, *b, gs.start.min(bs.start)..gs.end.max(bs.end)))
+                    let in_range = self.binding_in_range("group", *g, MAX_BIND_GROUPS, "maxBindGroups", gs)
+                        & self.binding_in_range("binding", *b, MAX_BINDING, "maxBindingsPerBindGroup", bs);
+                    in_range.then(|| (*g, *b, gs.start.min(bs.start)..gs.end.max(bs.end)))
                 }
                 // A malformed argument was reported; its partner is there.
                 (Some(_), Some(_)) => None,
@@ -618,6 +635,28 @@ impl<'a> Checker<'a> {
         out
     }
 
+    /// DYN0104 unless `value < limit`, WebGPU's guaranteed minimum of the device limit `name`:
+    /// beyond it pipeline creation fails on some devices, long after `check`.
+    fn binding_in_range(&mut self, attr: &str, value: u32, limit: u32, name: &str, span: &Span) -> bool {
+        if value < limit {
+            return true;
+        }
+        let d = Diagnostic::error(
+            DYN0104,
+            format!("`@{attr}({value})` is out of range"),
+            span.clone(),
+            format!(
+                "WebGPU guarantees `@{attr}` numbers 0 to {} (`{name}` is at least {limit})",
+                limit - 1
+            ),
+        )
+        .with_hint(format!(
+            "use a `@{attr}` number below {limit}, or leave the attributes out to let dyngc choose"
+        ));
+        self.error(d);
+        false
+    }
+
     fn text(&self, span: &Span) -> &'a str {
         self.src.get(span.clone()).unwrap_or("T")
     }
@@ -626,11 +665,24 @@ impl<'a> Checker<'a> {
 
     pub(super) fn size_expr(&mut self, e: &ast::SizeExpr, ctx: SizeCtx) -> Option<SizeExpr> {
         match e {
-            ast::SizeExpr::Int { value, .. } => Some(SizeExpr::Int(*value)),
-            ast::SizeExpr::Binary { op, lhs, rhs, .. } => {
+            ast::SizeExpr::Int { value, span } => {
+                if u32::try_from(*value).is_err() {
+                    self.size_range(span, format!("{value} does not fit in 32 bits"));
+                    return None;
+                }
+                Some(SizeExpr::Int(*value))
+            }
+            ast::SizeExpr::Binary { op, lhs, rhs, span } => {
                 let l = self.size_expr(lhs, ctx);
                 let r = self.size_expr(rhs, ctx);
-                Some(SizeExpr::Binary(*op, Box::new(l?), Box::new(r?)))
+                let e = SizeExpr::Binary(*op, Box::new(l?), Box::new(r?));
+                // Constant parts are evaluated here as the kernel will, in 32 bits; the rest at
+                // run time (`LengthRule::eval`), where the values are known.
+                if let Err(why) = e.constant() {
+                    self.size_range(span, why);
+                    return None;
+                }
+                Some(e)
             }
             ast::SizeExpr::Len { resource, span } => {
                 let name = resource.name.as_str();
@@ -734,6 +786,14 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+    }
+
+    /// DYN0106: a constant size expression outside the 32 bits the kernel computes in.
+    fn size_range(&mut self, span: &Span, why: String) {
+        let d = Diagnostic::error(DYN0106, "size expression out of range", span.clone(), why)
+            .with_note("sizes and counts are `u32`: every step of a size expression must stay within 0..=4294967295")
+            .with_hint("keep every step within 32 bits: use smaller numbers, or divide before multiplying");
+        self.error(d);
     }
 
     // -------------------------------------------------------- attributes

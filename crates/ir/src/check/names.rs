@@ -2,8 +2,8 @@
 
 /// Why `name` cannot be used for a user declaration, if it cannot.
 pub(super) fn reserved(name: &str) -> Option<String> {
-    if name.starts_with("dyn_") {
-        return Some("names starting with `dyn_` are reserved for the code dyngc generates".into());
+    if is_generated(name) {
+        return Some(GENERATED.into());
     }
     if naga::keywords::wgsl::RESERVED.contains(&name) {
         return Some(format!("`{name}` is a WGSL keyword or reserved word"));
@@ -12,6 +12,30 @@ pub(super) fn reserved(name: &str) -> Option<String> {
         return Some(format!("`{name}` is a WGSL type name"));
     }
     None
+}
+
+/// Why every name in the generator's namespace is refused.
+pub(super) const GENERATED: &str =
+    "names starting with `dyn_` (in any case) or `Dyn` and a capital letter are reserved for the code dyngc generates";
+
+/// The generator's namespace: every module-scope name dyngc emits is `dyn_…`, `DYN_…` or
+/// `Dyn…` (`DynParams`), so no user name can be one of them.
+pub(super) fn is_generated(name: &str) -> bool {
+    let b = name.as_bytes();
+    (b.len() >= 4 && b[..4].eq_ignore_ascii_case(b"dyn_"))
+        || (name.starts_with("Dyn") && b.get(3).is_some_and(u8::is_ascii_uppercase))
+}
+
+/// Why `name` cannot be a module-scope WGSL declaration (a resource, parameter, struct or
+/// helper), if it cannot: besides [`reserved`], WGSL's predeclared functions, types and
+/// enumerants. A module-scope declaration would shadow one of them for the whole module, the
+/// generated scheduler included (a helper `fn select` rewired its `select` calls).
+pub(super) fn reserved_global(name: &str) -> Option<String> {
+    reserved(name).or_else(|| {
+        naga::keywords::wgsl::BUILTIN_IDENTIFIERS
+            .contains(&name)
+            .then(|| format!("`{name}` is predeclared in WGSL (a built-in function, type or enumerant); the generated scheduler uses it too"))
+    })
 }
 
 /// WGSL's predeclared type names and type generators, shorthands included.
@@ -131,5 +155,15 @@ mod tests {
         assert!(reserved("mat4x4").is_some());
         assert!(reserved("node").is_none());
         assert!(reserved("matrix").is_none());
+        assert!(reserved("DYN_WG").is_some());
+        assert!(reserved("Dyn_x").is_some());
+        assert!(reserved("DynParams").is_some());
+        assert!(reserved("Dynamic").is_none());
+        assert!(reserved("dyn").is_none());
+        assert!(reserved("select").is_none());
+        assert!(reserved_global("select").is_some());
+        assert!(reserved_global("atomicAdd").is_some());
+        assert!(reserved_global("storage").is_some());
+        assert!(reserved_global("selection").is_none());
     }
 }
