@@ -17,7 +17,7 @@ pub struct Dispatch {
     pub workgroup_size: u32,
     /// `@width(N)`: the kernel's workgroup is one unit's N lanes. A spawn that finds this
     /// queue full goes to the persistent kernel, which runs wide stages too (its producers are
-    /// all persistent); a one-lane stage's is run by a direct call instead.
+    /// all persistent); a one-lane stage's is run from the spawning lane's fallback stack instead.
     pub wide: bool,
 }
 
@@ -55,9 +55,9 @@ impl Partition {
 /// Splits the stages. A stage stays persistent when it is on a cycle (tail loop, recursion, a
 /// keyed worklist), is keyed (its marks need the sweep), belongs to a graph-level loop (a round
 /// is a cycle), produces a wide stage's units (so a full queue can hand them to the persistent
-/// kernel: a direct call would run the wide body's barriers in one lane), or can reach such a
+/// kernel: running it from one lane's fallback stack would run the wide body's barriers in one lane), or can reach such a
 /// stage: a dispatch runs after the persistent kernel in each chain, and only a target on no
-/// cycle can be run by a direct call when its queue is full.
+/// cycle can be run from the fallback stack when its queue is full.
 pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     if schedule == Schedule::Megakernel || program.entry.until.is_some() {
         return Partition::default();

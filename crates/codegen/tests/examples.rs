@@ -128,3 +128,79 @@ fn executor_doc_quotes_the_code_constants() {
     }
     assert!(checked >= 5, "the Constants table lost its rows ({checked} read)");
 }
+
+/// Calls in `block` (with repeats), walking nested blocks.
+fn calls(block: &naga::Block, out: &mut Vec<naga::Handle<naga::Function>>) {
+    for s in block.iter() {
+        match s {
+            naga::Statement::Call { function, .. } => out.push(*function),
+            naga::Statement::Block(b) => calls(b, out),
+            naga::Statement::If { accept, reject, .. } => {
+                calls(accept, out);
+                calls(reject, out);
+            }
+            naga::Statement::Loop { body, continuing, .. } => {
+                calls(body, out);
+                calls(continuing, out);
+            }
+            naga::Statement::Switch { cases, .. } => cases.iter().for_each(|c| calls(&c.body, out)),
+            _ => {}
+        }
+    }
+}
+
+/// The partitioned schedule's serial fallback is linear in the graph: in every kernel, each
+/// stage body is reached along at most one call path, so a driver that inlines every call
+/// compiles it once. (Direct calls from spawn sites reached a diamond's last stage along every
+/// path through it: 2^7 copies here, and minutes of SwiftShader compile time.)
+#[test]
+fn fallbacks_reach_each_body_once_per_kernel() {
+    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ui/pass");
+    let paths = [
+        ui.join("diamond_fallback.dyn"),
+        ui.join("chain_fallback.dyn"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/triangle.dyn"),
+    ];
+    for path in paths {
+        let a = generate(&path, Schedule::Partitioned);
+        let m = &a.module;
+        let callees: Vec<Vec<_>> = m
+            .functions
+            .iter()
+            .map(|(_, f)| {
+                let mut v = Vec::new();
+                calls(&f.body, &mut v);
+                v
+            })
+            .collect();
+        let mut fallback_runs = 0;
+        for ep in &m.entry_points {
+            // Paths from the entry point to each function; the arena lists callees before their
+            // callers, so walking it backwards visits every caller before its callees.
+            let mut count = vec![0u64; m.functions.len()];
+            let mut direct = Vec::new();
+            calls(&ep.function.body, &mut direct);
+            for f in direct {
+                count[f.index()] += 1;
+            }
+            for (h, f) in m.functions.iter().collect::<Vec<_>>().into_iter().rev() {
+                for &callee in &callees[h.index()] {
+                    count[callee.index()] += count[h.index()];
+                }
+                let name = f.name.as_deref().unwrap_or("");
+                if name.starts_with("dyn_fallback_run") && count[h.index()] > 0 {
+                    fallback_runs += 1;
+                }
+                if name.starts_with("dyn_stage_") {
+                    assert!(
+                        count[h.index()] <= 1,
+                        "{path:?}: {} reaches {name} along {} paths",
+                        ep.name,
+                        count[h.index()]
+                    );
+                }
+            }
+        }
+        assert!(fallback_runs > 0, "{path:?}: no kernel runs a fallback stack");
+    }
+}

@@ -268,12 +268,17 @@ fn check_out_dir(dir: &std::path::Path) -> CmdResult {
 /// Mesa's llvmpipe (lavapipe) caps each invocation's loop iterations and then silently leaves
 /// loops early: the persistent kernel's results would be wrong without any error.
 fn warn_unreliable(ctx: &Ctx, adapter: &str) {
-    let name = adapter.to_lowercase();
-    if name.contains("llvmpipe") || name.contains("lavapipe") {
+    if is_llvmpipe(adapter) {
         ctx.warning(&format!(
             "the adapter `{adapter}` is Mesa's llvmpipe, which silently stops long loops early: results may be wrong\n  = help: use SwiftShader instead (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json) or a GPU"
         ));
     }
+}
+
+/// Whether an adapter name is Mesa's llvmpipe (as GL and Vulkan's lavapipe report it).
+fn is_llvmpipe(adapter: &str) -> bool {
+    let name = adapter.to_lowercase();
+    name.contains("llvmpipe") || name.contains("lavapipe")
 }
 
 /// `dyngc adapter`: opens the device `dyngc run` would open and says what it is.
@@ -292,4 +297,15 @@ pub fn adapter(ctx: &Ctx) -> CmdResult {
         limits.max_storage_buffers_per_shader_stage
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn llvmpipe_names() {
+        assert!(super::is_llvmpipe("llvmpipe (LLVM 15.0.6, 256 bits)"));
+        assert!(super::is_llvmpipe("Lavapipe"));
+        assert!(!super::is_llvmpipe("SwiftShader Device (Subzero)"));
+        assert!(!super::is_llvmpipe("NVIDIA H200"));
+    }
 }
