@@ -570,7 +570,7 @@ fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
         if (dyn_held != DYN_HELD_NONE) {
             // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
             if (dyn_lane_staged || ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
-                dyn_stage_held();
+                dyn_spill_held();
                 break;
             }
             stage = dyn_held_stage;
@@ -710,7 +710,7 @@ fn dyn_run_wide(me: u32, lid: u32, cmd: array<u32, 4>) {
 
 // Site helpers, called by the generated dyn_site_k functions from inside stage bodies.
 // Each returns the staging word offset where the caller writes the payload.
-fn dyn_stage_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
+fn dyn_staging_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
     let o = slot * DYN_FRAME_WORDS;
     dyn_wg_staging[o] = stage;
     dyn_wg_staging[o + 1u] = 0u;
@@ -729,7 +729,7 @@ fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CHILD_CAP);
         return DYN_SCRATCH;
     }
-    return dyn_stage_frame(DYN_CARRY_CAP + j, stage, hi, rec);
+    return dyn_staging_frame(DYN_CARRY_CAP + j, stage, hi, rec);
 }
 
 fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
@@ -739,7 +739,7 @@ fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CARRY_CAP);
         return DYN_SCRATCH;
     }
-    return dyn_stage_frame(j, stage, 1u, rec);
+    return dyn_staging_frame(j, stage, 1u, rec);
 }
 
 // A `become` or single spawn of a one-lane unit: the lane holds it in registers (the site then
@@ -747,7 +747,7 @@ fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
 // already (a spawn, then another spawn or a `become`) goes out as a frame first.
 fn dyn_hold(kind: u32, stage: u32, rec: u32) {
     if (dyn_held != DYN_HELD_NONE) {
-        dyn_stage_held();
+        dyn_spill_held();
     }
     dyn_held = kind;
     dyn_held_stage = stage;
@@ -756,7 +756,7 @@ fn dyn_hold(kind: u32, stage: u32, rec: u32) {
 
 // The held unit becomes a staged frame: a carry stays at its parent's depth, a child is one of
 // its parent's spawns, so the staging caps and the stack bound count it as before.
-fn dyn_stage_held() {
+fn dyn_spill_held() {
     var o: u32;
     if (dyn_held == DYN_HELD_CARRY) {
         o = dyn_push_carry(dyn_held_stage, dyn_held_rec);
@@ -789,7 +789,7 @@ fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
     }
     let j = atomicAdd(&dyn_wg_n_keyed, 1u);
     if (j < DYN_KEYED_CAP) {
-        let o = dyn_stage_frame(DYN_CARRY_CAP + DYN_CHILD_CAP + j, stage, 1u, 0u);
+        let o = dyn_staging_frame(DYN_CARRY_CAP + DYN_CHILD_CAP + j, stage, 1u, 0u);
         dyn_wg_staging[o] = key;
     }
 }
