@@ -160,7 +160,8 @@ function setUpRecipe(m, device) {
     if (!s) usageError(`the manifest lists no \`${name}\` statistic: the sizing policy cannot read this program's usage`);
     return s.word;
   };
-  W = { ring: word('ring_high_water'), stack: word('stack_high_water'), fallbacks: word('fallback_spawns'), launches: word('launches') };
+  W = { ring: word('ring_high_water'), stack: word('stack_high_water'), fallbacks: word('fallback_spawns'), launches: word('launches'),
+        fuel: word('fuel_exhaustions') };
   maxWg = device.limits.maxComputeWorkgroupsPerDimension;
 }
 
@@ -176,9 +177,9 @@ function layout(bytes, requested) {
 function usage(words, run) {                 // run: { arenaBytes, requested, workers, ring }
   const ringHw = Math.min(words[W.ring], run.ring);
   const stackHw = Math.min(words[W.stack], A.stack_frames);
-  return { arenaBytes: run.arenaBytes, requested: run.requested, ring: run.ring, ringHw, stackHw,
+  return { arenaBytes: run.arenaBytes, requested: run.requested, workers: run.workers, ring: run.ring, ringHw, stackHw,
            used: run.workers * 4 * (1 + stackHw * A.frame_words) + ringHw * A.bytes_per_slot,
-           fallbacks: words[W.fallbacks], launches: words[W.launches], done: words[C.done] !== 0 };
+           fallbacks: words[W.fallbacks], launches: words[W.launches], fuel: words[W.fuel], done: words[C.done] !== 0 };
 }
 
 class Policy {
@@ -193,7 +194,9 @@ class Policy {
   }
   observe(u) {                               // returns the new size, or null
     if (u.arenaBytes !== this.size) return null;
-    if (u.fallbacks > 0 && u.ringHw >= this.touch * u.ring)
+    // Fallback-bound (the ring full and spawns kept home) or worker-bound (out of fuel with
+    // fewer workers than asked for): grow.
+    if ((u.fallbacks > 0 && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested))
       return this.change(Math.max(this.size, Math.min(this.ceiling, Math.floor(this.size * this.grow))));
     if (!u.done) return null;
     if (u.used > this.shrinkBelow * this.size) { this.calm = []; return null; }
@@ -343,7 +346,7 @@ async function main() {
     const changed = policy.observe(u);
     report.samples.push({ frame: run.frame, arena_bytes: run.arenaBytes, requested_workers: run.requested, workers: run.workers, ring_slots: run.ring,
       ring_high_water: words[W.ring], stack_high_water: words[W.stack], fallback_spawns: words[W.fallbacks], launches: words[W.launches],
-      done: u.done, used_bytes: u.used, new_size: changed });
+      fuel_exhaustions: words[W.fuel], done: u.done, used_bytes: u.used, new_size: changed });
     if (changed !== null) {
       report.resizes.push({ in_frame: next, sample_of_frame: run.frame, done: u.done, from: before, to: changed, ring_high_water: u.ringHw, ring_slots: u.ring, fallback_spawns: u.fallbacks, used_bytes: u.used });
     }

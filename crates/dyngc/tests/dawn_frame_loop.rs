@@ -134,6 +134,7 @@ fn replay_policy(manifest: &Manifest, report: &Value) -> Result<usize, String> {
             used_bytes: used_bytes(manifest, workers, ring_slots, ring_hw, stack_hw),
             fallback_spawns: n("fallback_spawns"),
             launches: n("launches"),
+            fuel_exhaustions: n("fuel_exhaustions"),
             done: s["done"].as_bool().unwrap(),
             elapsed: Duration::ZERO,
         };
@@ -155,7 +156,6 @@ fn replay_policy(manifest: &Manifest, report: &Value) -> Result<usize, String> {
 }
 
 #[test]
-#[ignore = "issue 12 follow-up: with lending on demand the ring no longer fills, so the policy's fallback-bound signal never fires and the arena does not grow under load; the policy needs a worker-bound signal"]
 fn javascript_frame_loop_follows_the_load_without_awaiting() {
     let started = std::time::Instant::now();
     let trees: Vec<SizedTree> = (0..FRAMES)

@@ -10,7 +10,13 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 /// The statistics [`Usage`] reads, by their manifest names.
-pub const USAGE_STATS: [&str; 4] = ["ring_high_water", "stack_high_water", "fallback_spawns", "launches"];
+pub const USAGE_STATS: [&str; 5] = [
+    "ring_high_water",
+    "stack_high_water",
+    "fallback_spawns",
+    "launches",
+    "fuel_exhaustions",
+];
 
 /// One observation of a run's arena: its size and layout, and the kernel's high-water marks so
 /// far. Taken from any readback of the control block, final (`done`) or not.
@@ -34,6 +40,8 @@ pub struct Usage {
     pub fallback_spawns: u64,
     /// Launches of the main entry point that ran.
     pub launches: u64,
+    /// Times a worker left a launch with work still on its stack.
+    pub fuel_exhaustions: u64,
     /// Whether the run had finished when the control block was copied.
     pub done: bool,
     /// From the run's first submission until the host saw this readback.
@@ -66,6 +74,7 @@ impl Usage {
             used_bytes: used_bytes(manifest, workers, ring_slots, ring_high_water, stack_high_water),
             fallback_spawns: stat("fallback_spawns"),
             launches: stat("launches"),
+            fuel_exhaustions: stat("fuel_exhaustions"),
             done: snapshot.done,
             elapsed,
         }
@@ -125,9 +134,12 @@ impl PolicyConfig {
 ///
 /// - Only samples of runs prepared with the current size count (runs in flight keep the arena
 ///   they started with, so older samples describe a size already left behind).
-/// - **Grow** at once when a sample, finished or not, is fallback-bound: `fallback_spawns > 0`
-///   and `ring_high_water >= touch * ring_slots`. The next size is `size * grow_factor`, at
-///   most the ceiling.
+/// - **Grow** at once when a sample, finished or not, is fallback-bound (`fallback_spawns > 0`
+///   and `ring_high_water >= touch * ring_slots`) or worker-bound (`fuel_exhaustions > 0` with
+///   fewer workers than requested: its workers ran out of fuel with work on their stacks, and
+///   the arena held no more of them; the executor keeps children home when no worker is hungry,
+///   so such a run never fills the ring). The next size is `size * grow_factor`, at most the
+///   ceiling.
 /// - **Shrink** when the latest `shrink_after` finished samples were all calm (`used_bytes <=
 ///   shrink_below * size`, not fallback-bound) and their largest ring high-water mark would
 ///   fill at most half of the ring the smaller size gets. The next size is `size / grow_factor`, at
@@ -210,8 +222,10 @@ impl Policy {
             return None;
         }
         let c = &self.config;
-        let bound = usage.fallback_spawns > 0 && usage.ring_high_water as f64 >= c.touch * usage.ring_slots as f64;
-        if bound {
+        let fallback_bound =
+            usage.fallback_spawns > 0 && usage.ring_high_water as f64 >= c.touch * usage.ring_slots as f64;
+        let worker_bound = usage.fuel_exhaustions > 0 && usage.workers < usage.requested_workers;
+        if fallback_bound || worker_bound {
             // Never below the current size, should the host have set one above the ceiling.
             let next = ((self.size as f64 * c.grow_factor) as u64)
                 .min(c.ceiling)
@@ -271,7 +285,12 @@ mod tests {
     /// policy reads in words 10, 11, 12.
     fn with_stats() -> Manifest {
         let mut m = manifest();
-        for (word, name) in (10..).zip(["ring_high_water", "stack_high_water", "fallback_spawns"]) {
+        for (word, name) in (10..).zip([
+            "ring_high_water",
+            "stack_high_water",
+            "fallback_spawns",
+            "fuel_exhaustions",
+        ]) {
             m.executor.control.stats.push(StatField {
                 name: name.to_string(),
                 word,
@@ -302,6 +321,7 @@ mod tests {
             used_bytes: used_bytes(m, workers, ring_slots, ring_hw, 2),
             fallback_spawns: fallbacks,
             launches: 1,
+            fuel_exhaustions: 0,
             done,
             elapsed: Duration::from_millis(1),
         }
@@ -394,6 +414,24 @@ mod tests {
             None,
             "stays at the ceiling"
         );
+    }
+
+    #[test]
+    fn grows_when_worker_bound() {
+        let m = with_stats();
+        let mut p = Policy::new(&m, config(), 4096).unwrap();
+        let out_of_fuel = |size: u64, workers_short: bool| {
+            let mut u = sample(&m, size, 1, 0, false);
+            u.fuel_exhaustions = 3;
+            if !workers_short {
+                u.requested_workers = u.workers;
+            }
+            u
+        };
+        // Out of fuel with all the workers it asked for: more memory would not help.
+        assert_eq!(p.observe(&out_of_fuel(4096, false)), None);
+        // Out of fuel with fewer workers than asked for: grow, for more workers.
+        assert_eq!(p.observe(&out_of_fuel(4096, true)), Some(8192));
     }
 
     #[test]
