@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# Runs dyngc-bench on the team's H200 (wgpu GL backend through EGL). Run on the device machine,
-# from the repository root, with bench/h200/carry carried there (built by bench/h200/build.sh).
-# Writes JSON and a log to $OUT. Two parts, each well under one device call's 10 minutes:
-#   bash bench/h200/run.sh main   # every workload but the large Kronecker graphs
-#   bash bench/h200/run.sh kron   # bfs on Graph500 Kronecker scale 16, 21, 22
-#   bash bench/h200/run.sh rows   # row_sum (a wide stage): megakernel against partitioned
-# (main runs triangle under both schedules too: dyngc-partitioned is a default method)
+# Runs dyngc-bench on the team's H200. Run on the device machine, from the repository root, with
+# the backend's carry folder carried there:
+#   vulkan (the default; wgpu unpatched): bench/h200/carry-vulkan, from bench/h200/build-vulkan.sh
+#   gl (wgpu-hal patched for OpenGL 4.6): bench/h200/carry, from bench/h200/build.sh
+# Writes JSON and a log to $OUT, named h200-vk-TAG-PART (vulkan) or h200-gl-TAG-PART (gl). Parts,
+# each well under one device call's 10 minutes:
+#   bash bench/h200/run.sh vulkan TAG main   # triangle, tree, bfs (kron14/18/20, path, star), collatz
+#   bash bench/h200/run.sh vulkan TAG kron   # bfs on Kronecker scale 16, 21, 22
+#   bash bench/h200/run.sh vulkan TAG rows   # row_sum (a wide stage): megakernel against partitioned
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
-for f in bench/h200/carry/*.deb; do dpkg -x "$f" /; done
+usage="usage: $0 vulkan|gl TAG main|kron|rows"
+backend="${1:?$usage}"
+tag="${2:?$usage}"
+part="${3:?$usage}"
+case "$backend" in
+  vulkan) here=bench/h200/carry-vulkan; short=vk
+          export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ;;
+  gl) here=bench/h200/carry; short=gl ;;
+  *) echo "$usage" >&2; exit 2 ;;
+esac
+for f in "$here"/*.deb; do dpkg -x "$f" /; done
 ldconfig
-export WGPU_BACKEND=gl
-bin=bench/h200/carry/dyngc-bench
-common=(run --backend gl --workers 1024 --reps 3 --timeout-s 12 --arenas min,x16,x256,expand)
-case "${1:-}" in
+export WGPU_BACKEND=$backend
+common=(run --backend "$backend" --workers 1024 --reps 3 --timeout-s 12 --arenas min,x16,x256,expand)
+case "$part" in
   main)
     cases=(--case triangle:1e6 --case triangle:1e8 --case triangle:1e9 --case tree:1e5 --case tree:1e6
            --case tree:1e7 --case bfs:kron14 --case bfs:kron18 --case bfs:kron20 --case bfs:path1e4
@@ -22,7 +33,7 @@ case "${1:-}" in
     cases=(--case bfs:kron16 --case bfs:kron21 --case bfs:kron22) ;;
   rows)
     cases=(--case row_sum:kron16 --case row_sum:kron18 --case row_sum:kron20 --methods cpu,dyngc,dyngc-partitioned,dyngc-narrow) ;;
-  *) echo "usage: $0 main|kron|rows" >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
-"$bin" "${common[@]}" "${cases[@]}" --note "bench/h200/run.sh $1" --out "$OUT/h200-third-$1.json" 2>&1 |
-  tee "$OUT/h200-third-$1.log"
+"$here/dyngc-bench" "${common[@]}" "${cases[@]}" --note "bench/h200/run.sh $backend $tag $part" \
+  --out "$OUT/h200-$short-$tag-$part.json" 2>&1 | tee "$OUT/h200-$short-$tag-$part.log"
