@@ -46,10 +46,16 @@ pub struct Config {
 /// One frame's tree: `examples/tree.dyn` with these parameters, and its CPU reference.
 pub type Tree = SizedTree;
 
+/// Scheduler steps per worker and launch: short launches, as a frame budget wants. A heavy tree
+/// then needs several, which the policy reads as worker-bound when the arena holds fewer workers
+/// than requested, and grows it.
+pub const FRAME_FUEL: u32 = 64;
+
 /// The run of `tree` (the arena is the stream's).
 pub fn setup(tree: &Tree) -> RunSetup<'static> {
     let mut setup = RunSetup::default();
     setup
+        .fuel(FRAME_FUEL)
         .param("seed", tree.seed)
         .param("max_depth", tree.max_depth)
         .param("max_children", MAX_CHILDREN);
