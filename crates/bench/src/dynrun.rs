@@ -123,6 +123,7 @@ pub fn run(
         fuel: plan.fuel,
         chain_length: plan.chain_length,
         elapsed_ms: (times.wall * 1e3) as u64,
+        stream_drains: 0,
     };
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;
