@@ -844,8 +844,8 @@ pub(crate) mod tests {
                 max_spawn_depth: 30,
                 graph_loop: None,
                 schedule: Default::default(),
-            streams: Vec::new(),
-            stream_full: None,
+                streams: Vec::new(),
+                stream_full: None,
             },
         }
     }
