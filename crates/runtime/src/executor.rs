@@ -518,7 +518,7 @@ impl Run<'_> {
         self.record_continue(encoder);
     }
 
-    /// Records `chain_length` launches of `main`, each followed by the partitioned schedule's
+    /// Records [`Run::chain_length`] launches of `main`, each followed by the partitioned schedule's
     /// dispatches in order (`entry_points.dispatches`); each kernel is preceded by a copy of its
     /// three indirect argument words from the control block into the indirect buffer.
     pub fn record_continue(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -565,20 +565,12 @@ impl Run<'_> {
             let snapshot = self.submit_and_read(first, start, opts.timeout)?;
             first = false;
             self.elapsed = start.elapsed();
-            let mut stats = snapshot.stats;
-            stats.host = self.host_stats();
             if let Some(e) = snapshot.error {
                 return Err(Error::Kernel(e));
             }
-            if snapshot.stream_full || (snapshot.done && snapshot.streams.iter().any(|&(_, w)| w > 0)) {
-                self.drain_streams(&snapshot.streams)?;
-                stats.host.stream_drains = self.stream_drains;
-            }
-            self.chain = if snapshot.stream_full {
-                1
-            } else {
-                (self.chain * 2).min(self.plan.chain_length)
-            };
+            self.drain(&snapshot)?;
+            let mut stats = snapshot.stats;
+            stats.host = self.host_stats();
             if snapshot.done {
                 return Ok(stats);
             }
@@ -604,6 +596,33 @@ impl Run<'_> {
             submissions: self.submissions,
             launches: self.launches,
         }
+    }
+
+    /// The stream step of the launch protocol, after each control-block readback (`snapshot`)
+    /// of a run driven by hand with [`Run::record_start`] / [`Run::record_continue`]
+    /// ([`Run::execute`] calls it itself): when a window filled or the run is done, drains the
+    /// streams; then sets the next chain's length (one launch after a full window). Nothing to
+    /// do for a program without streams.
+    pub fn drain(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
+        if snapshot.stream_full || (snapshot.done && snapshot.streams.iter().any(|&(_, w)| w > 0)) {
+            self.drain_streams(&snapshot.streams)?;
+        }
+        self.chain = if snapshot.stream_full {
+            1
+        } else {
+            (self.chain * 2).min(self.plan.chain_length)
+        };
+        Ok(())
+    }
+
+    /// Times the stream windows were drained so far.
+    pub fn stream_drains(&self) -> u64 {
+        self.stream_drains
+    }
+
+    /// Launches the next [`Run::record_continue`] records.
+    pub fn chain_length(&self) -> u32 {
+        self.chain
     }
 
     /// Between launches (nothing in flight, so each window's reserved count equals its written
