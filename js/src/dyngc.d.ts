@@ -4,6 +4,8 @@
 // GPU* types: the @webgpu/types package (or a lib with WebGPU).
 
 export const SCHEMA: 'dyngc-manifest/2';
+/** Stream window in elements when none is chosen: 2^20. */
+export const DEFAULT_STREAM_CAPACITY: number;
 
 export type Scalar = 'u32' | 'i32' | 'f32';
 
@@ -29,7 +31,7 @@ export interface Binding {
   name: string;
   group: number;
   binding: number;
-  role: 'input' | 'output' | 'buffer' | 'params' | 'control' | 'arena' | 'marks';
+  role: 'input' | 'output' | 'buffer' | 'params' | 'control' | 'arena' | 'marks' | 'stream';
   access: 'read' | 'read_write' | 'uniform';
   element: Element;
   array: boolean;
@@ -77,6 +79,30 @@ export interface StatField {
   meaning: string;
 }
 
+/** A field of a stream's struct element (nested structs flattened as `a.b`). */
+export interface FieldInfo {
+  name: string;
+  scalar: Scalar;
+  /** 1 for a scalar, N for `vecN`. */
+  components: number;
+  /** Byte offset in the element. */
+  offset: number;
+}
+
+/** One stream output: `executor.streams[i]`. */
+export interface StreamInfo {
+  binding: string;
+  /** Byte offset of the window capacity (u32, elements) in the parameter uniform. */
+  capacity_offset: number;
+  /** Control words: room promised to running units; elements written since the last drain. */
+  reserved_word: number;
+  written_word: number;
+  /** The most elements one unit may emit: the smallest window. */
+  min_capacity: number;
+  /** Struct elements only. */
+  fields?: FieldInfo[];
+}
+
 export interface ErrorInfo {
   code: number;
   name: string;
@@ -108,6 +134,10 @@ export interface Executor {
   max_spawn_depth: number;
   graph_loop?: { max_rounds: number | null };
   schedule: 'megakernel' | 'partitioned';
+  /** Stream outputs in declaration order; absent when there are none. */
+  streams?: StreamInfo[];
+  /** Control word set when a unit found no room in a window; present exactly with `streams`. */
+  stream_full?: number;
 }
 
 export interface Manifest {
@@ -152,6 +182,12 @@ export interface Snapshot {
   /** Every `executor.control.stats` word by name (`launches`, `pending`, `rounds`, ...). */
   stats: Record<string, number>;
   unitsPerStage: Record<string, number>;
+  /** Per stream: elements reserved and written since the last drain (as read, before draining). */
+  streams: Record<string, { reserved: number; written: number }>;
+  /** Whether a window was full: the workers left their launches until it is drained. */
+  streamFull: boolean;
+  /** Drains of this run so far (each copies every non-empty window out). */
+  streamDrains: number;
   submissions: number;
   workers: number;
   ringSlots: number;
@@ -169,8 +205,12 @@ export interface RunOptions {
   arena?: number;
   workers?: number;
   fuel?: number;
-  /** Launches per submission. */
+  /** Launches per submission (1 after a full stream window, doubling back). */
   chain?: number;
+  /** Window of every stream output in elements (default 2^20), raised to its `min_capacity`, capped by the device and the counter's range. */
+  streamCapacity?: number;
+  /** Takes every drained chunk of a stream (whole elements, never empty) instead of collecting it for `read`. */
+  onStream?: (name: string, bytes: Uint8Array) => void;
 }
 
 export function evalLength(
@@ -179,6 +219,30 @@ export function evalLength(
   param: (name: string) => bigint | number | undefined,
 ): bigint;
 export function showLength(rule: LengthRule): string;
+/** Throws when the package cannot run `manifest` (schema, executor bindings, streams that disagree). */
+export function checkManifest(manifest: Manifest): void;
+/** A stream's window: `requested` (default 2^20) clamped to `[min_capacity, most]` (docs/manifest.md, "Streams"); throws when none fits. */
+export function streamCapacity(
+  manifest: Manifest,
+  stream: StreamInfo,
+  workers: number,
+  limits: { maxStorageBufferBindingSize: number; maxBufferSize?: number },
+  requested?: number,
+): number;
+/**
+ * The drain step after a readback `words` (no kernel error): when a window is full or the run is
+ * done, copies every window's elements out to `deliver`, then zeroes the stream words. Resolves
+ * true when it drained; rejects when reserved and written disagree.
+ */
+export function drainStreams(
+  device: GPUDevice,
+  manifest: Manifest,
+  words: Uint32Array,
+  buffer: (binding: string) => GPUBuffer,
+  deliver: (name: string, bytes: Uint8Array) => void,
+): Promise<boolean>;
+/** The control block decoded (without the run's own fields). */
+export function decodeControl(manifest: Manifest, words: Uint32Array): Omit<Snapshot, 'submissions' | 'workers' | 'ringSlots' | 'arenaBytes' | 'streamDrains'>;
 /** `manifest.limits`, with the adapter's buffer size limits for big arenas and inputs. */
 export function requiredLimits(manifest: Manifest, adapter?: GPUAdapter): Record<string, number>;
 
@@ -198,6 +262,8 @@ export class Run {
   readonly workers: number;
   readonly ringSlots: number;
   readonly arenaBytes: number;
+  /** Each stream's window in elements, by binding name (chosen at each resize). */
+  readonly streamCapacities: Record<string, number>;
   readonly submissions: number;
   /** The last snapshot read, or null. */
   readonly snapshot: Snapshot | null;
@@ -205,17 +271,20 @@ export class Run {
   resize(bytes: number): void;
   /** Records clears, `init` and one launch chain into an encoder of the engine's. */
   recordStart(encoder: GPUCommandEncoder): void;
-  /** Records one launch chain: `chain` times `main` and every dispatch. */
-  recordChain(encoder: GPUCommandEncoder): void;
+  /** Records one launch chain: `launches` (default `chain`) times `main` and every dispatch. */
+  recordChain(encoder: GPUCommandEncoder, launches?: number): void;
+  /** The drain step (drainStreams) on this run's buffers, after a readback of the engine's own; start()/poll()/complete() run it themselves. */
+  drain(words: Uint32Array): Promise<boolean>;
   /** Submits the start without waiting. */
   start(): void;
-  /** Never waits: null while the readback is in flight, else the snapshot (the next chain is submitted when not done). Throws KernelError. */
+  /** Never waits: null while the readback (and the stream drain after it) is in flight, else the snapshot (the next chain is submitted when not done). Throws KernelError. */
   poll(): Snapshot | null;
   /** Runs to completion. Rejects with KernelError, or when the limits are reached. */
   complete(options?: { timeoutMs?: number; maxSubmissions?: number }): Promise<Snapshot>;
   decode(words: Uint32Array): Snapshot;
+  /** Elements of a binding; of a stream, the elements collected so far. */
   length(name: string): number;
-  /** An output or buffer: Uint32Array, Int32Array or Float32Array by its scalar kind. */
+  /** An output or buffer: Uint32Array, Int32Array or Float32Array by its scalar kind. A stream: every element drained (struct elements as u32 words), empty when `onStream` took them. */
   read(name: string): Promise<Uint32Array | Int32Array | Float32Array>;
   destroy(): void;
 }

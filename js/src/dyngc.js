@@ -9,9 +9,15 @@
 //   await run.complete();                       // or: run.start(); each frame: run.poll()
 //   const sums = await run.read('sums');        // a Uint32Array (Int32Array, Float32Array)
 //
+// Stream outputs (docs/manifest.md, "Streams") are drained between submissions with mapAsync,
+// on both paths: to `onStream(name, bytes)` when given, else collected for read(name).
+//
 // Types: ./dyngc.d.ts.
 
 export const SCHEMA = 'dyngc-manifest/2';
+
+/** A stream window's capacity in elements when the engine chooses none (as `dyngc run`'s). */
+export const DEFAULT_STREAM_CAPACITY = 1 << 20;
 
 const U64_MAX = (1n << 64n) - 1n;
 const STORAGE_KIND = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
@@ -75,7 +81,10 @@ export function requiredLimits(manifest, adapter) {
   return out;
 }
 
-/** A control block read back: done, error, every statistic by name, units per stage by name. */
+/**
+ * A control block read back: done, error, every statistic by name, units per stage by name,
+ * each stream's reserved and written counts by name and whether a window filled.
+ */
 export function decodeControl(m, words) {
   const c = m.executor.control;
   const stats = Object.fromEntries(c.stats.map((s) => [s.name, words[s.word]]));
@@ -87,16 +96,83 @@ export function decodeControl(m, words) {
     const stage = m.stages.find((s) => s.id === stageId);
     error = { code, name: e?.name ?? `UNKNOWN(${code})`, meaning: e?.meaning ?? 'unknown error code', stage: stage?.name ?? `#${stageId}`, stageId, value, bound };
   }
-  return { words, done: words[c.done] !== 0, error, stats, unitsPerStage: units };
+  const streams = Object.fromEntries((m.executor.streams ?? []).map((st) => [st.binding, { reserved: words[st.reserved_word], written: words[st.written_word] }]));
+  const streamFull = m.executor.stream_full !== undefined && m.executor.stream_full !== null && words[m.executor.stream_full] !== 0;
+  return { words, done: words[c.done] !== 0, error, stats, unitsPerStage: units, streams, streamFull };
 }
 
-function checkManifest(m) {
+/** Refuses a manifest this package cannot run: another schema, missing or disagreeing executor bindings. */
+export function checkManifest(m) {
   if (m.schema !== SCHEMA) throw new Error(`manifest schema is \`${m.schema}\`; this package reads \`${SCHEMA}\``);
   for (const role of ['params', 'control', 'arena']) {
     if (m.bindings.filter((b) => b.role === role).length !== 1) throw new Error(`the manifest needs exactly one \`${role}\` binding`);
   }
-  // Draining stream windows between launches (docs/manifest.md, "Streams") is not built here yet.
-  if ((m.executor.streams ?? []).length > 0) throw new Error(`\`${m.name}\` has stream outputs, which this package cannot drain yet; run it with \`dyngc run\` or the Rust runtime`);
+  if (m.bindings.filter((b) => b.role === 'marks').length > 1) throw new Error('the manifest has more than one `marks` binding');
+  const streams = m.executor.streams ?? [];
+  const bound = m.bindings.filter((b) => b.role === 'stream');
+  const full = m.executor.stream_full !== undefined && m.executor.stream_full !== null;
+  if (bound.length !== streams.length || !streams.every((st) => bound.some((b) => b.name === st.binding)) || full !== streams.length > 0) {
+    throw new Error(`the manifest's ${bound.length} stream bindings, ${streams.length} entries of executor.streams and stream_full (${m.executor.stream_full}) disagree`);
+  }
+}
+
+/**
+ * The window of `stream` (an entry of `executor.streams`), in elements: `requested`, raised to
+ * the most one unit emits (`min_capacity`), at most what one binding of `limits` holds, and small
+ * enough that the reservations of every lane in flight cannot wrap the kernel's 32-bit counter:
+ * `C + workers * workgroup_size * min_capacity < 2^32`.
+ */
+export function streamCapacity(manifest, stream, workers, limits, requested = DEFAULT_STREAM_CAPACITY) {
+  if (!(Number.isSafeInteger(requested) && requested >= 0)) throw new RangeError(`a stream capacity is a whole number of elements (got ${requested})`);
+  const size = BigInt(manifest.bindings.find((b) => b.name === stream.binding).element.size);
+  const binding = BigInt(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize ?? Infinity));
+  const inFlight = BigInt(workers) * BigInt(manifest.workgroup_size) * BigInt(stream.min_capacity);
+  const counter = (1n << 32n) - 1n - inFlight;
+  const most = binding / size < counter ? binding / size : counter;
+  const least = BigInt(Math.max(1, stream.min_capacity));
+  if (most < least) throw new RangeError(`stream \`${stream.binding}\` needs a window of at least ${least} elements, and this device and ${workers} workers allow ${most < 0n ? 0n : most}`);
+  const want = BigInt(requested);
+  return Number(want < least ? least : want > most ? most : want);
+}
+
+/**
+ * The drain step of docs/manifest.md, "Streams", after a control-block readback `words` with no
+ * kernel error: when a window filled (`stream_full`), or the run is done with elements left,
+ * checks that every stream's `written` equals its `reserved`, copies elements `0..written` of each
+ * window out with mapAsync and hands them to `deliver(name, bytes)` (whole elements; empty windows
+ * are skipped), then zeroes `reserved`, `written` and `stream_full` with writeBuffer, ahead of
+ * the next submission. `buffer(name)` gives a binding's GPUBuffer. Resolves true when it drained.
+ */
+export async function drainStreams(device, manifest, words, buffer, deliver) {
+  const ex = manifest.executor;
+  const streams = ex.streams ?? [];
+  if (streams.length === 0 || words[ex.control.error] !== 0) return false;
+  const full = words[ex.stream_full] !== 0;
+  if (!full && !(words[ex.control.done] !== 0 && streams.some((st) => words[st.written_word] > 0))) return false;
+  const windows = streams.map((st) => {
+    const [reserved, written] = [words[st.reserved_word], words[st.written_word]];
+    const window = buffer(st.binding);
+    const bytes = written * manifest.bindings.find((b) => b.name === st.binding).element.size;
+    if (reserved !== written) throw new Error(`stream \`${st.binding}\` has ${reserved} elements reserved and ${written} written between launches (an executor bug: please report it)`);
+    if (bytes > window.size) throw new Error(`stream \`${st.binding}\` reports ${written} elements, more than its window holds (an executor bug: please report it)`);
+    return { name: st.binding, window, bytes };
+  }).filter((w) => w.bytes > 0);
+  const encoder = device.createCommandEncoder({ label: 'dyngc stream drain' });
+  for (const w of windows) {
+    w.staging = device.createBuffer({ label: `dyngc ${w.name} drain`, size: w.bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    encoder.copyBufferToBuffer(w.window, 0, w.staging, 0, w.bytes);
+  }
+  device.queue.submit([encoder.finish()]);
+  try {
+    await Promise.all(windows.map((w) => w.staging.mapAsync(GPUMapMode.READ)));
+    for (const w of windows) deliver(w.name, new Uint8Array(w.staging.getMappedRange().slice(0)));
+  } finally {
+    for (const w of windows) w.staging.destroy();
+  }
+  const control = buffer(manifest.bindings.find((b) => b.role === 'control').name);
+  const zero = new Uint32Array(1);
+  for (const word of [...streams.flatMap((st) => [st.reserved_word, st.written_word]), ex.stream_full]) device.queue.writeBuffer(control, word * 4, zero);
+  return true;
 }
 
 /** A compiled artifact on one device: the module, layouts and pipelines (launch protocol step 1). */
@@ -168,11 +244,13 @@ function paramBits(scalar, value) {
 
 /** One run of a program: its buffers, the launch chain and the control block's readback. */
 export class Run {
-  constructor(program, { inputs = {}, params = {}, arena, workers, fuel, chain } = {}) {
+  constructor(program, { inputs = {}, params = {}, arena, workers, fuel, chain, streamCapacity: capacity, onStream } = {}) {
     const m = program.manifest;
     const ex = m.executor;
     this.program = program;
     this.device = program.device;
+    this.requestedStreamCapacity = capacity ?? DEFAULT_STREAM_CAPACITY;
+    this.onStream = onStream ?? null;
     this.fuel = fuel ?? ex.defaults.fuel;
     this.chain = chain ?? ex.defaults.chain_length;
     this.requestedWorkers = workers ?? ex.defaults.workers;
@@ -241,6 +319,8 @@ export class Run {
     this.workers = Number(workers);
     this.ringSlots = Number(slots);
     this.arenaBytes = Number(workers * perWorker + slots * perSlot);
+    // The windows depend on the worker count (lanes in flight may each hold a reservation).
+    this.streamCapacities = Object.fromEntries((ex.streams ?? []).map((st) => [st.binding, streamCapacity(this.program.manifest, st, this.workers, this.device.limits, this.requestedStreamCapacity)]));
     this.allocate();
   }
 
@@ -260,6 +340,7 @@ export class Run {
         case 'control': bytes = BigInt(ex.control.words * 4); break;
         case 'arena': bytes = BigInt(this.arenaBytes); break;
         case 'marks': bytes = this.marksWords * 4n; break;
+        case 'stream': bytes = BigInt(this.streamCapacities[b.name]) * BigInt(b.element.size); break;
         default: throw new Error(`binding \`${b.name}\` has unknown role \`${b.role}\``);
       }
       // No empty buffers in WebGPU: at least one element and one word, the real length kept.
@@ -290,6 +371,7 @@ export class Run {
     uniform.setUint32(ex.config.fuel, this.fuel, true);
     for (const p of m.params) uniform.setUint32(p.offset, this.params.get(p.name), true);
     for (const l of ex.lengths) uniform.setUint32(l.offset, Number(this.lengths.get(l.binding) ?? 0n), true);
+    for (const st of ex.streams ?? []) uniform.setUint32(st.capacity_offset, this.streamCapacities[st.binding], true);
     device.queue.writeBuffer(this.buffers.get(role('params').name), 0, uniform.buffer);
     this.bindGroups = this.program.layouts.map((layout, g) => device.createBindGroup({
       label: `${m.name} group ${g}`,
@@ -303,6 +385,14 @@ export class Run {
     this.pending = null;
     this.snapshot = null;
     this.submissions = 0;
+    this.resetStreams();
+  }
+
+  resetStreams() {
+    // Per stream: the chunks drained so far (unless onStream takes them).
+    this.collected = new Map((this.program.manifest.executor.streams ?? []).map((st) => [st.binding, []]));
+    this.streamDrains = 0;
+    this.nextChain = this.chain;
   }
 
   /** Records the start of a run: clears, `init`, then one launch chain (protocol step 4). */
@@ -318,9 +408,9 @@ export class Run {
     this.recordChain(encoder);
   }
 
-  /** Records one launch chain: `chain` times `main` and every dispatch, each indirect (step 5). */
-  recordChain(encoder) {
-    for (let i = 0; i < this.chain; i++) {
+  /** Records one launch chain: `launches` times `main` and every dispatch, each indirect (step 5). */
+  recordChain(encoder, launches = this.chain) {
+    for (let i = 0; i < launches; i++) {
       this.program.kernels.forEach((k, j) => {
         encoder.copyBufferToBuffer(this.control, k.args * 4, this.indirect, 12 * j, 12);
         const pass = encoder.beginComputePass({ label: 'dyngc kernel' });
@@ -335,22 +425,40 @@ export class Run {
   submit(first) {
     const encoder = this.device.createCommandEncoder({ label: first ? 'dyngc start' : 'dyngc chain' });
     if (first) this.recordStart(encoder);
-    else this.recordChain(encoder);
+    else this.recordChain(encoder, this.nextChain);
     encoder.copyBufferToBuffer(this.control, 0, this.readback, 0, this.program.manifest.executor.control.words * 4);
     this.device.queue.submit([encoder.finish()]);
     this.submissions += 1;
+    // The words count as read once the streams are drained too: a done snapshot means every
+    // element has been delivered, and the next chain is submitted after the windows are empty.
     const p = { words: null, error: null };
-    p.promise = this.readback.mapAsync(GPUMapMode.READ).then(() => {
-      p.words = new Uint32Array(this.readback.getMappedRange().slice(0));
+    p.promise = this.readback.mapAsync(GPUMapMode.READ).then(async () => {
+      const words = new Uint32Array(this.readback.getMappedRange().slice(0));
       this.readback.unmap();
-    }, (e) => { p.error = e; });
+      await this.drain(words);
+      p.words = words;
+    }).catch((e) => { p.error = e; });
     this.pending = p;
+  }
+
+  /**
+   * The drain step (drainStreams) on this run's buffers, for a readback `words` of the control
+   * block; submit() runs it after every readback. Resolves true when it drained.
+   */
+  async drain(words) {
+    const drained = await drainStreams(this.device, this.program.manifest, words, (name) => this.buffers.get(name), (name, bytes) => {
+      if (this.onStream) this.onStream(name, bytes);
+      else this.collected.get(name).push(bytes);
+    });
+    if (drained) this.streamDrains += 1;
+    return drained;
   }
 
   /** Submits the start of the run (clears, init, the first chain) without waiting. */
   start() {
     this.snapshot = null;
     this.submissions = 0;
+    this.resetStreams();
     this.submit(true);
   }
 
@@ -367,6 +475,9 @@ export class Run {
     if (!p.words) return null;
     this.snapshot = this.decode(p.words);
     if (this.snapshot.error) throw new KernelError(this.snapshot.error);
+    // After a full window, one launch: the rest of a chain would only leave at once. Then
+    // doubling back to the chain length.
+    this.nextChain = this.snapshot.streamFull ? 1 : Math.min(this.nextChain * 2, this.chain);
     if (!this.snapshot.done) this.submit(false);
     return this.snapshot;
   }
@@ -387,17 +498,29 @@ export class Run {
 
   /** The control block decoded (decodeControl), with this run's plan and submissions. */
   decode(words) {
-    return { ...decodeControl(this.program.manifest, words), submissions: this.submissions, workers: this.workers, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes };
+    return { ...decodeControl(this.program.manifest, words), submissions: this.submissions, workers: this.workers, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes, streamDrains: this.streamDrains };
   }
 
-  /** Element count of a binding in this run. */
+  /** Element count of a binding in this run; of a stream, the elements collected so far. */
   length(name) {
+    const chunks = this.collected.get(name);
+    if (chunks) return chunks.reduce((n, c) => n + c.byteLength, 0) / this.program.manifest.bindings.find((b) => b.name === name).element.size;
     return Number(this.lengths.get(name));
   }
 
-  /** An output (or buffer) read back: a typed array of its scalar kind, `length * components` long. */
+  /**
+   * An output (or buffer) read back: a typed array of its scalar kind, `length * components`
+   * long. A stream: every element drained so far, in no particular order (struct elements as
+   * u32 words: decode them with the stream's `fields`); empty when `onStream` took them.
+   */
   async read(name) {
     const b = this.program.manifest.bindings.find((x) => x.name === name);
+    if (b?.role === 'stream') {
+      const chunks = this.collected.get(name);
+      const all = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+      chunks.reduce((at, c) => { all.set(c, at); return at + c.byteLength; }, 0);
+      return new (TYPED[b.element.scalar] ?? Uint32Array)(all.buffer);
+    }
     if (!b || (b.role !== 'output' && b.role !== 'buffer')) throw new Error(`\`${name}\` is not an output of \`${this.program.manifest.name}\``);
     const bytes = this.sizes.get(name);
     const size = Math.max(4, Math.ceil(bytes / 4) * 4);

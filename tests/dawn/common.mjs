@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkManifest } from '../../js/src/dyngc.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -50,10 +51,11 @@ export function readJson(file, what, fail) {
 }
 
 function validateManifest(m, fail) {
-  if (m.schema !== 'dyngc-manifest/2') fail(EXIT_USAGE, `manifest schema is \`${m.schema}\`, this driver reads \`dyngc-manifest/2\``);
-  for (const role of ['params', 'control', 'arena', 'marks']) {
-    const n = m.bindings.filter((b) => b.role === role).length;
-    if (n > 1 || (n === 0 && role !== 'marks')) fail(EXIT_USAGE, `manifest has ${n} bindings with role \`${role}\``);
+  // The schema, the executor's bindings and the streams: the package's checks.
+  try {
+    checkManifest(m);
+  } catch (e) {
+    fail(EXIT_USAGE, e.message);
   }
   for (const b of m.bindings) {
     if (!(b.element.size > 0 && b.element.size % 4 === 0)) fail(EXIT_USAGE, `binding \`${b.name}\` has element size ${b.element.size}`);

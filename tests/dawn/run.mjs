@@ -7,8 +7,8 @@
 // Usage:
 //   node run.mjs --wgsl F.wgsl --manifest F.manifest.json \
 //                [--input NAME=FILE.bin ...] [--param NAME=VALUE ...] --arena BYTES \
-//                [--workers N] [--fuel N] [--chain N] [--timeout SECONDS] [--max-submissions N] \
-//                [--verbose] --out DIR
+//                [--workers N] [--fuel N] [--chain N] [--stream-capacity N] [--timeout SECONDS] \
+//                [--max-submissions N] [--verbose] --out DIR
 //   node run.mjs --compile-only [--wgsl F.wgsl] --manifest F.manifest.json
 //
 //   --input      an input binding's data: raw little-endian bytes, `element.size` bytes per element
@@ -18,17 +18,22 @@
 //   --arena      arena bytes (at least `executor.arena.min_bytes`); decides workers and ring slots.
 //   --workers    workers requested (default `executor.defaults.workers`, clamped to the arena).
 //   --fuel       scheduler steps per workgroup per launch (default `executor.defaults.fuel`).
-//   --chain      launches per submission (default `executor.defaults.chain_length`).
+//   --chain      launches per submission (default `executor.defaults.chain_length`); 1 after a
+//                submission that filled a stream window, doubling back.
+//   --stream-capacity  elements of every stream output's window (default 2^20; raised to the
+//                stream's `min_capacity`, capped by the device and the 32-bit counter).
 //   --timeout    wall-clock limit of the launch loop in seconds (default 300).
 //   --max-submissions  most submissions before giving up (default 1000000).
 //   --compile-only  only compile: Tint on the module, the layouts and every pipeline; exit 0 if
 //                all is accepted (nothing runs, --arena and --out are not needed).
 //   --wgsl       defaults to the manifest's `wgsl` file beside it.
 //
-// Writes DIR/NAME.bin for every output binding (exactly `length * element.size` bytes) and
-// DIR/stats.json: the plan (workers, ring slots, arena bytes, fuel, chain length), host counters
-// (submissions, launches, elapsed), the done and error words, every `executor.control.stats` word
-// by name and the units run per stage by stage name.
+// Writes DIR/NAME.bin for every output binding (exactly `length * element.size` bytes) and every
+// stream output (every element drained, in no particular order: the windows are drained with the
+// package's drainStreams, js/src/dyngc.js, whenever one fills and at the end) and DIR/stats.json:
+// the plan (workers, ring slots, arena bytes, fuel, chain length, stream capacities), host
+// counters (submissions, launches, stream drains, elapsed), the done and error words, every
+// `executor.control.stats` word by name and the units run per stage by stage name.
 //
 // Exit status: 0 done; 1 a WebGPU error (shader compilation, validation, device loss, readback);
 // 2 bad usage, manifest or inputs; 3 the kernel reported an error (name and stage printed, and
@@ -45,7 +50,7 @@ import {
   readArtifact, recordLaunch, scoped,
   showRule,
 } from './common.mjs';
-import { decodeControl as decode } from '../../js/src/dyngc.js';
+import { decodeControl as decode, drainStreams, streamCapacity } from '../../js/src/dyngc.js';
 
 function fail(code, message) {
   process.stderr.write(`run.mjs: ${message}\n`);
@@ -82,6 +87,7 @@ function parseArgs(argv) {
     '--workers': (v, a) => { o.workers = Number(count(v, a, 1)); },
     '--fuel': (v, a) => { o.fuel = Number(count(v, a, 1)); },
     '--chain': (v, a) => { o.chain = Number(count(v, a, 1)); },
+    '--stream-capacity': (v, a) => { o.streamCapacity = Number(count(v, a, 0)); },
     '--timeout': (v) => { o.timeout = Number(v); },
     '--max-submissions': (v, a) => { o.maxSubmissions = Number(count(v, a, 1)); },
     '--out': (v) => { o.out = v; },
@@ -230,6 +236,16 @@ function plan(m, opts, limits) {
   const fuel = opts.fuel ?? ex.defaults.fuel;
   const chain = opts.chain ?? ex.defaults.chain_length;
 
+  // Stream windows (docs/manifest.md, "Streams"): they depend on the worker count.
+  const capacities = new Map();
+  for (const st of ex.streams ?? []) {
+    try {
+      capacities.set(st.binding, BigInt(streamCapacity(m, st, Number(workers), limits, opts.streamCapacity)));
+    } catch (e) {
+      fail(EXIT_USAGE, e.message);
+    }
+  }
+
   // The parameter uniform.
   const uniform = new DataView(new ArrayBuffer(ex.params_size));
   uniform.setUint32(ex.config.workers, Number(workers), true);
@@ -238,6 +254,7 @@ function plan(m, opts, limits) {
   for (const p of m.params) uniform.setUint32(p.offset, params.get(p.name), true);
   // True element counts: the kernel cannot tell an empty input from arrayLength (no empty buffers).
   for (const l of ex.lengths) uniform.setUint32(l.offset, Number(lengths.get(l.binding) ?? 0n), true);
+  for (const st of ex.streams ?? []) uniform.setUint32(st.capacity_offset, Number(capacities.get(st.binding)), true);
 
   // One buffer per binding: data bytes and allocated bytes (at least one element and 4 bytes).
   const buffers = m.bindings.map((b) => {
@@ -249,6 +266,7 @@ function plan(m, opts, limits) {
       case 'control': length = BigInt(ex.control.words); bytes = length * 4n; break;
       case 'arena': length = arenaBytes / 4n; bytes = arenaBytes; break;
       case 'marks': length = marksWords; bytes = marksWords * 4n; break;
+      case 'stream': length = capacities.get(b.name); bytes = length * size; break;
       default: fail(EXIT_USAGE, `binding \`${b.name}\` has unknown role \`${b.role}\``);
     }
     let alloc = ceil4(bytes > size ? bytes : size);
@@ -260,7 +278,7 @@ function plan(m, opts, limits) {
     return { binding: b, length, bytes, alloc: Number(alloc), data: data.get(b.name) };
   });
 
-  return { workers: Number(workers), requestedWorkers, ringSlots: Number(ringSlots), arenaBytes: Number(arenaBytes), fuel, chain, params, uniform, buffers };
+  return { workers: Number(workers), requestedWorkers, ringSlots: Number(ringSlots), arenaBytes: Number(arenaBytes), fuel, chain, capacities, params, uniform, buffers };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,8 +325,9 @@ function allocate(device, m, p, layouts) {
   };
 }
 
-// Steps 4-6: one submission; `first` adds the clears and `init` before the launch chain.
-function record(device, m, p, r, pipelines, first) {
+// Steps 4-6: one submission of `launches` launches; `first` adds the clears and `init` before
+// the launch chain.
+function record(device, m, p, r, pipelines, first, launches) {
   const enc = device.createCommandEncoder({ label: first ? 'dyngc start' : 'dyngc launch chain' });
   const bind = (pass) => r.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
   if (first) {
@@ -321,7 +340,7 @@ function record(device, m, p, r, pipelines, first) {
     pass.dispatchWorkgroups(1, 1, 1);
     pass.end();
   }
-  for (let i = 0; i < p.chain; i++) recordLaunch(enc, m, pipelines, r);
+  for (let i = 0; i < launches; i++) recordLaunch(enc, m, pipelines, r);
   enc.copyBufferToBuffer(r.control, 0, r.readback, 0, m.executor.control.words * 4);
   return enc.finish();
 }
@@ -345,7 +364,7 @@ async function readBuffer(device, buffer, bytes) {
 function decodeControl(m, words) {
   const d = decode(m, words);
   const error = d.error && { code: d.error.code, name: d.error.name, meaning: d.error.meaning, stage: d.error.stage, stage_id: d.error.stageId, value: d.error.value, bound: d.error.bound };
-  return { done: words[m.executor.control.done], error, stats: d.stats, units_per_stage: d.unitsPerStage };
+  return { done: words[m.executor.control.done], error, stats: d.stats, units_per_stage: d.unitsPerStage, stream_full: d.streamFull };
 }
 
 async function main() {
@@ -367,9 +386,17 @@ async function main() {
 
   const start = performance.now();
   const elapsed = () => performance.now() - start;
-  const host = () => ({ submissions, launches, workers: p.workers, ring_slots: p.ringSlots, arena_bytes: p.arenaBytes, fuel: p.fuel, chain_length: p.chain, elapsed_ms: Math.round(elapsed()) });
+  const host = () => ({
+    submissions, launches, workers: p.workers, ring_slots: p.ringSlots, arena_bytes: p.arenaBytes, fuel: p.fuel, chain_length: p.chain,
+    stream_capacities: Object.fromEntries([...p.capacities].map(([n, c]) => [n, Number(c)])), stream_drains: streamDrains, elapsed_ms: Math.round(elapsed()),
+  });
   let submissions = 0;
   let launches = 0;
+  let streamDrains = 0;
+  let chain = p.chain;
+  // Per stream: the chunks drained so far.
+  const drained = new Map([...p.capacities.keys()].map((n) => [n, []]));
+  const bufferOf = (name) => r.buffers[m.bindings.findIndex((b) => b.name === name)];
   let snapshot;
   mkdirSync(opts.out, { recursive: true });
   const writeStats = (outputs) => {
@@ -384,10 +411,10 @@ async function main() {
 
   for (;;) {
     // Steps 4-7: submit a chain (the first with the clears and init), then await the readback.
-    const commands = record(device, m, p, r, pipelines, submissions === 0);
+    const commands = record(device, m, p, r, pipelines, submissions === 0, chain);
     await scoped(device, 'submitting a launch chain', () => device.queue.submit([commands]), fail);
     submissions += 1;
-    launches += p.chain;
+    launches += chain;
     try {
       await r.readback.mapAsync(GPUMapMode.READ);
     } catch (e) {
@@ -402,6 +429,14 @@ async function main() {
       writeStats({});
       fail(EXIT_KERNEL, `kernel error ${e.name} in stage \`${e.stage}\` (value ${e.value}, bound ${e.bound}): ${e.meaning}`);
     }
+    // Streams: drain a full window (and what is left at the end) before anything else runs.
+    try {
+      if (await drainStreams(device, m, words, bufferOf, (name, bytes) => drained.get(name).push(bytes))) streamDrains += 1;
+    } catch (e) {
+      fail(EXIT_GPU, `draining the streams failed: ${e.message}`);
+    }
+    // The launches after a full window would only leave at once: one, then doubling back.
+    chain = snapshot.stream_full ? 1 : Math.min(chain * 2, p.chain);
     if (snapshot.done) break;
     if (opts.verbose && submissions % 100 === 0) {
       process.stderr.write(`run.mjs: ${submissions} submissions, units ${JSON.stringify(snapshot.units_per_stage)}\n`);
@@ -423,6 +458,13 @@ async function main() {
     const file = path.join(opts.out, `${b.name}.bin`);
     writeFileSync(file, bytes);
     outputs[b.name] = { file, length: Number(bp.length), element_size: b.element.size, wgsl: b.element.wgsl };
+  }
+  for (const [name, chunks] of drained) {
+    const b = m.bindings.find((x) => x.name === name);
+    const file = path.join(opts.out, `${name}.bin`);
+    writeFileSync(file, Buffer.concat(chunks));
+    const bytes = chunks.reduce((n, c) => n + c.byteLength, 0);
+    outputs[name] = { file, length: bytes / b.element.size, element_size: b.element.size, wgsl: b.element.wgsl, stream: true };
   }
   writeStats(outputs);
   if (opts.verbose) {

@@ -57,9 +57,45 @@ struct Outcome {
     command: String,
 }
 
+impl Outcome {
+    /// How to reproduce the run, for failure messages.
+    fn repro(&self) -> String {
+        format!(
+            "reproduce with:\n  {}\n(files kept in {})",
+            self.command,
+            self.dir.display()
+        )
+    }
+
+    /// Asserts that run.mjs succeeded; returns its stats.json.
+    fn success(&self, what: &str) -> serde_json::Value {
+        let repro = self.repro();
+        assert!(
+            self.status.success(),
+            "{what}: run.mjs failed ({}):\n{}\n{repro}",
+            self.status,
+            self.stderr
+        );
+        serde_json::from_slice(&std::fs::read(self.dir.join("out/stats.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{what}: stats.json: {e}\n{repro}"))
+    }
+}
+
 /// Writes the artifact and the case's inputs to a fresh temporary directory and runs run.mjs
 /// on them; `extra` arguments are appended.
 fn launch(artifact: &Artifact, case: &Case, setting: Setting, extra: &[&str]) -> Outcome {
+    let params: Vec<(String, String)> = case.params.iter().map(|(n, v)| (n.clone(), v.to_string())).collect();
+    launch_with(artifact, &case.input_bytes(), &params, setting, extra)
+}
+
+/// `launch` with input bytes and parameter texts (as `--param` takes them).
+fn launch_with(
+    artifact: &Artifact,
+    inputs: &[(String, Vec<u8>)],
+    params: &[(String, String)],
+    setting: Setting,
+    extra: &[&str],
+) -> Outcome {
     let run_mjs = support::dawn_script("run.mjs");
     let name = &artifact.manifest.name;
     let dir = std::env::temp_dir().join(format!("dyngc-dawn-{}-{name}-{}", std::process::id(), setting.label));
@@ -89,12 +125,12 @@ fn launch(artifact: &Artifact, case: &Case, setting: Setting, extra: &[&str]) ->
     if let Some(fuel) = setting.fuel {
         args.extend(["--fuel".into(), fuel.to_string()]);
     }
-    for (input, bytes) in case.input_bytes() {
+    for (input, bytes) in inputs {
         let file = dir.join(format!("{input}.bin"));
         std::fs::write(&file, bytes).unwrap();
         args.extend(["--input".into(), format!("{input}={}", file.display())]);
     }
-    for (param, value) in &case.params {
+    for (param, value) in params {
         args.extend(["--param".into(), format!("{param}={value}")]);
     }
     args.extend(extra.iter().map(|s| s.to_string()));
@@ -114,17 +150,8 @@ fn run_and_compare(artifact: &Artifact, case: &Case, setting: Setting) -> serde_
     let started = std::time::Instant::now();
     let out = launch(artifact, case, setting, &[]);
     let what = format!("{} ({}) at {}", case.example, case.label, setting.label);
-    let repro = format!(
-        "reproduce with:\n  {}\n(files kept in {})",
-        out.command,
-        out.dir.display()
-    );
-    assert!(
-        out.status.success(),
-        "{what}: run.mjs failed ({}):\n{}\n{repro}",
-        out.status,
-        out.stderr
-    );
+    let repro = out.repro();
+    let stats = out.success(&what);
 
     // Tint's warnings are not errors, but show them.
     if out.stderr.contains("tint:") {
@@ -138,8 +165,6 @@ fn run_and_compare(artifact: &Artifact, case: &Case, setting: Setting) -> serde_
         );
     }
 
-    let stats: serde_json::Value = serde_json::from_slice(&std::fs::read(out.dir.join("out/stats.json")).unwrap())
-        .unwrap_or_else(|e| panic!("{what}: stats.json: {e}\n{repro}"));
     assert_eq!(stats["done"], 1, "{what}: done word {}\n{repro}", stats["done"]);
     assert!(stats["error"].is_null(), "{what}: error {}\n{repro}", stats["error"]);
     if setting.arena.is_none() {
@@ -382,5 +407,77 @@ fn launching_only_main_is_a_kernel_error_under_dawn() {
             "{stats}"
         );
         let _ = std::fs::remove_dir_all(&out.dir);
+    }
+}
+
+/// Stream outputs through run.mjs (the package's drainStreams): every example with a stream at
+/// a window of 1 element (raised to the stream's minimum) on the smallest arena, and at the
+/// default window on a large one. DIR/NAME.bin must hold exactly the reference's elements.
+#[test]
+fn streams_under_dawn() {
+    for case in &support::small_stream_cases() {
+        let artifact = support::compile(case.example, Schedule::Megakernel);
+        let min_capacity = artifact.manifest.executor.streams[0].min_capacity;
+        // Parameters as text: `f32` ones as decimals, which run.mjs stores as IEEE bits.
+        let params: Vec<(String, String)> = case
+            .params
+            .iter()
+            .map(|(n, bits)| {
+                let p = artifact.manifest.params.iter().find(|p| &p.name == n).unwrap();
+                let text = match p.scalar {
+                    dyngc_artifact::ScalarKind::F32 => f32::from_bits(*bits).to_string(),
+                    _ => bits.to_string(),
+                };
+                (n.clone(), text)
+            })
+            .collect();
+        for (setting, capacity) in [(TINY, Some(1)), (LARGE, None)] {
+            let what = format!(
+                "{} ({}) at {}, window {capacity:?}",
+                case.example, case.label, setting.label
+            );
+            let extra: Vec<String> = capacity
+                .map(|c| vec!["--stream-capacity".into(), c.to_string()])
+                .unwrap_or_default();
+            let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+            let out = launch_with(&artifact, &case.inputs, &params, setting, &extra);
+            let repro = out.repro();
+            let stats = out.success(&what);
+            let window = stats["host"]["stream_capacities"][case.stream].as_u64().unwrap_or(0);
+            assert_eq!(
+                window,
+                capacity.unwrap_or(1 << 20).max(u64::from(min_capacity)),
+                "{what}: {}",
+                stats["host"]
+            );
+            let bytes = std::fs::read(out.dir.join(format!("out/{}.bin", case.stream))).unwrap();
+            let row = case.expected.first().map_or(1, Vec::len);
+            let mut got: Vec<Vec<u32>> = support::u32s(&bytes).chunks(row).map(<[u32]>::to_vec).collect();
+            got.sort();
+            assert!(
+                got.len() == case.expected.len()
+                    && got
+                        .iter()
+                        .zip(&case.expected)
+                        .all(|(g, e)| support::same_stream_row(case, g, e)),
+                "{what}: {} elements came back, expected {}; first difference at {:?}\n{repro}",
+                got.len(),
+                case.expected.len(),
+                got.iter()
+                    .zip(&case.expected)
+                    .position(|(g, e)| !support::same_stream_row(case, g, e))
+            );
+            for (stage, n) in &case.units {
+                assert_eq!(stats["units_per_stage"][stage], *n, "{what}: stage `{stage}`\n{repro}");
+            }
+            assert_eq!(stats["stats"]["pending"], 0, "{what}: {}", stats["stats"]);
+            let drains = stats["host"]["stream_drains"].as_u64().unwrap_or(0);
+            assert!(
+                drains >= (case.expected.len() as u64).div_ceil(window.max(1)),
+                "{what}: {drains} drains cannot have carried {} elements\n{repro}",
+                case.expected.len()
+            );
+            let _ = std::fs::remove_dir_all(&out.dir);
+        }
     }
 }

@@ -14,6 +14,7 @@ use dyngc_codegen::Schedule;
 use dyngc_runtime::{open_gpu, Error, Executor, Gpu, RunSetup, Stats, WaitOptions};
 use std::sync::LazyLock;
 use std::time::Duration;
+use support::StreamCase;
 
 static GPU: LazyLock<Gpu> = LazyLock::new(|| {
     pollster::block_on(open_gpu()).unwrap_or_else(|e| {
@@ -97,23 +98,18 @@ fn run(
     Ok((bytes, stats))
 }
 
-/// Runs every combination and compares with `expected` (sorted rows of 32-bit words, `row`
-/// words each) through `same`; `units` is what each stage must run. Panics listing failures.
-fn check_stream(
-    example: &str,
-    inputs: &[(&str, Vec<u8>)],
-    params: &[(&str, u32)],
-    stream: &str,
-    expected: &[Vec<u32>],
-    units: &[(&str, u64)],
-    same: &dyn Fn(&[u32], &[u32]) -> bool,
-) {
-    let artifact = support::compile(example, Schedule::Partitioned);
+/// Runs every combination of `case` and compares with its reference (as sorted rows, through
+/// `support::same_stream_row`) and its unit counts. Panics listing failures.
+fn check_stream(case: &StreamCase) {
+    let artifact = support::compile(case.example, Schedule::Partitioned);
     let exec = executor_for(&artifact);
+    let expected = &case.expected;
     let row = expected.first().map_or(1, |r| r.len());
+    let inputs: Vec<(&str, Vec<u8>)> = case.inputs.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+    let params: Vec<(&str, u32)> = case.params.iter().map(|(n, v)| (n.as_str(), *v)).collect();
     let mut failures = Vec::new();
     for combo in combos(expected.len() as u64) {
-        let (bytes, stats) = match run(&exec, inputs, params, stream, &combo) {
+        let (bytes, stats) = match run(&exec, &inputs, &params, case.stream, &combo) {
             Ok(r) => r,
             Err(e) => {
                 failures.push(format!("{combo:?}: {e}"));
@@ -123,15 +119,16 @@ fn check_stream(
         let words = support::u32s(&bytes);
         let mut got: Vec<Vec<u32>> = words.chunks(row).map(<[u32]>::to_vec).collect();
         got.sort();
-        if got.len() != expected.len() || !got.iter().zip(expected).all(|(g, e)| same(g, e)) {
-            let first = got.iter().zip(expected).position(|(g, e)| !same(g, e));
+        let same = |(g, e): (&Vec<u32>, &Vec<u32>)| support::same_stream_row(case, g, e);
+        if got.len() != expected.len() || !got.iter().zip(expected).all(same) {
+            let first = got.iter().zip(expected).position(|p| !same(p));
             failures.push(format!(
                 "{combo:?}: {} elements, expected {}; first difference at {first:?}",
                 got.len(),
                 expected.len()
             ));
         }
-        for (stage, n) in units {
+        for (stage, n) in &case.units {
             if stats.units(stage) != Some(*n) {
                 failures.push(format!(
                     "{combo:?}: stage `{stage}` ran {:?} units, expected {n}",
@@ -155,107 +152,39 @@ fn check_stream(
             ));
         }
     }
-    assert!(failures.is_empty(), "examples/{example}.dyn:\n{}", failures.join("\n"));
-}
-
-fn exact(a: &[u32], b: &[u32]) -> bool {
-    a == b
+    assert!(
+        failures.is_empty(),
+        "examples/{}.dyn ({}):\n{}",
+        case.example,
+        case.label,
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn compact_random() {
     let x: Vec<u32> = (0..240u32).map(|i| dyngc_reference::pcg(i) % 1000).collect();
     for modulus in [7, 1, 0, 2000] {
-        let mut expected: Vec<Vec<u32>> = dyngc_reference::compact(&x, modulus)
-            .into_iter()
-            .map(|v| vec![v])
-            .collect();
-        expected.sort();
-        check_stream(
-            "compact",
-            &[("x", support::words(&x))],
-            &[("modulus", modulus)],
-            "kept",
-            &expected,
-            &[("keep", x.len() as u64)],
-            &exact,
-        );
+        check_stream(&support::compact_stream_case(&x, modulus));
     }
 }
 
 #[test]
 fn compact_empty_input() {
-    check_stream(
-        "compact",
-        &[("x", Vec::new())],
-        &[("modulus", 3)],
-        "kept",
-        &[],
-        &[("keep", 0)],
-        &exact,
-    );
-}
-
-/// Positions agree to a few ulps (the GPU may fuse multiply-adds); curve and k exactly.
-fn same_vertex(a: &[u32], b: &[u32]) -> bool {
-    let close = |x: u32, y: u32| {
-        let (x, y) = (f32::from_bits(x), f32::from_bits(y));
-        (x - y).abs() <= 1e-5 * (1.0 + x.abs().max(y.abs()))
-    };
-    a.len() == 4 && b.len() == 4 && a[..2] == b[..2] && close(a[2], b[2]) && close(a[3], b[3])
+    check_stream(&support::compact_stream_case(&[], 3));
 }
 
 #[test]
 fn tessellate_random_curves() {
-    let mut ctrl = Vec::new();
-    for i in 0..3 * 24u32 {
-        let f = |s: u32| (dyngc_reference::pcg(s) % 4096) as f32 / 1024.0;
-        ctrl.push([f(2 * i), f(2 * i + 1)]);
-    }
-    let spu: f32 = 3.5;
-    let mut expected: Vec<Vec<u32>> = dyngc_reference::tessellate(&ctrl, spu)
-        .into_iter()
-        .map(|(c, k, p)| vec![c, k, p[0].to_bits(), p[1].to_bits()])
-        .collect();
-    expected.sort_by_key(|r| (r[0], r[1]));
-    let bytes: Vec<u8> = ctrl
-        .iter()
-        .flat_map(|p| p.iter().flat_map(|v| v.to_le_bytes()))
-        .collect();
-    let check = |a: &[u32], b: &[u32]| same_vertex(a, b);
-    // Sorting rows of words sorts by (curve, k) first: both are unique together.
-    check_stream(
-        "tessellate",
-        &[("ctrl", bytes)],
-        &[("segments_per_unit", spu.to_bits())],
-        "verts",
-        &expected,
-        &[("curve", 24)],
-        &check,
-    );
+    check_stream(&support::tessellate_stream_case(24, 3.5));
 }
 
 #[test]
 fn quadtree_leaves_at_every_depth() {
-    let (radius, max_depth) = (1500, 6);
-    let mut expected: Vec<Vec<u32>> = dyngc_reference::quadtree_leaves(radius, max_depth)
-        .into_iter()
-        .map(|l| l.to_vec())
-        .collect();
-    expected.sort();
-    let depths: std::collections::BTreeSet<u32> = expected.iter().map(|l| l[2]).collect();
+    let case = support::quadtree_stream_case(1500, 6);
+    let depths: std::collections::BTreeSet<u32> = case.expected.iter().map(|l| l[2]).collect();
     assert!(depths.len() >= 3, "the case should emit at several depths: {depths:?}");
-    // Every cell is a leaf or has four children: cells = 1 + 4 * (cells that split).
-    let cells = (4 * expected.len() as u64 - 1) / 3;
-    check_stream(
-        "quadtree",
-        &[],
-        &[("radius", radius), ("max_depth", max_depth)],
-        "leaves",
-        &expected,
-        &[("root", 1), ("cell", cells), ("quarter", cells - 1)],
-        &exact,
-    );
+    check_stream(&case);
 }
 
 /// A unit that emits more than its declared `@max_emit` stops the run with EMIT_BOUND.

@@ -5,6 +5,11 @@
 //! the minimum arena (one worker, fuel 2) and at a large one (stepped with `poll()`), each run
 //! again after `resize()`; outputs, unit counts, `pending` and rounds are checked by the page.
 //!
+//! The stream examples (compact, tessellate, quadtree) run at window capacities 1 (raised to the
+//! stream's minimum), 7 and 2^20, each at the minimum and a large arena, awaited and stepped,
+//! their elements read back or taken by `onStream`; they must be the CPU reference's as sorted
+//! multisets. Chromium runs compact only: every drain is a round trip, slower in the browser.
+//!
 //! A third test type-checks the package's TypeScript declarations with `tsc`.
 //!
 //! Needs node, `tests/dawn/node_modules` and Chromium (`scripts/test` installs them); without
@@ -34,8 +39,83 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// Window capacity, arena (`None`: the minimum), workers, fuel, stepped with `poll()`, taken by
+/// `onStream`, and whether the run is repeated after `resize(RESIZE_TO)`.
+type StreamSetting = (u64, Option<u64>, u32, Option<u32>, bool, bool, bool);
+
+const STREAM_SETTINGS: [StreamSetting; 6] = [
+    (1, None, 1, Some(2), false, false, false),
+    (1, Some(LARGE_ARENA), 16, None, true, true, false),
+    (7, None, 1, None, true, false, false),
+    (7, Some(LARGE_ARENA), 16, Some(2), false, true, false),
+    (1 << 20, None, 1, None, false, false, true),
+    (1 << 20, Some(LARGE_ARENA), 16, None, true, true, false),
+];
+
+/// The stream cases' artifacts, inputs, expected elements and settings (for Chromium: compact
+/// at the smallest and the largest window only).
+fn write_stream_cases(dir: &Path, browser: bool, list: &mut Vec<Value>) {
+    for case in support::small_stream_cases() {
+        if browser && case.example != "compact" {
+            continue;
+        }
+        let artifact = support::compile(case.example, Schedule::Megakernel);
+        let tag = format!("{}-stream", case.example);
+        let file = |name: &str, bytes: &[u8]| {
+            std::fs::write(dir.join(format!("{tag}.{name}")), bytes).unwrap();
+            format!("{tag}.{name}")
+        };
+        let manifest = file("manifest.json", artifact.manifest.to_json().as_bytes());
+        let wgsl = file("wgsl", artifact.wgsl.as_bytes());
+        let inputs: serde_json::Map<String, Value> = case
+            .inputs
+            .iter()
+            .map(|(n, b)| (n.clone(), json!(file(&format!("{n}.in.bin"), b))))
+            .collect();
+        // The package takes values by the parameter's type.
+        let params: serde_json::Map<String, Value> = case
+            .params
+            .iter()
+            .map(|(n, bits)| {
+                let p = artifact.manifest.params.iter().find(|p| &p.name == n).unwrap();
+                let value = match p.scalar {
+                    dyngc_artifact::ScalarKind::F32 => json!(f32::from_bits(*bits)),
+                    _ => json!(bits),
+                };
+                (n.clone(), value)
+            })
+            .collect();
+        let expected = file("expected.bin", &support::words(&case.expected.concat()));
+        let row = case.expected.first().map_or(1, Vec::len);
+        let units: serde_json::Map<String, Value> = case
+            .units
+            .iter()
+            .map(|(s, n)| (s.clone(), json!(["exact", n])))
+            .collect();
+        let min = artifact.manifest.executor.arena.min_bytes;
+        for (i, (capacity, arena, workers, fuel, step, on_stream, resize)) in STREAM_SETTINGS.into_iter().enumerate() {
+            if browser && ![0, STREAM_SETTINGS.len() - 1].contains(&i) {
+                continue;
+            }
+            let arena = arena.unwrap_or(min);
+            let mut c = json!({
+                "label": format!("{} ({}), window {capacity}, arena {arena}, {workers} workers", case.example, case.label),
+                "manifest": manifest, "wgsl": wgsl, "inputs": inputs, "params": params,
+                "arena": arena, "workers": workers, "streamCapacity": capacity,
+                "stream": { "name": case.stream, "expected": expected, "row": row },
+                "onStream": on_stream, "expected": {}, "units": units, "rounds": 0, "step": step,
+                "minArena": arena == min, "resizeTo": if resize { json!(RESIZE_TO) } else { Value::Null },
+            });
+            if let Some(f) = fuel {
+                c["fuel"] = json!(f);
+            }
+            list.push(c);
+        }
+    }
+}
+
 /// Writes every artifact, input and expected output under `dir`, and `dir/cases.json`.
-fn write_cases(dir: &Path) {
+fn write_cases(dir: &Path, browser: bool) {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     let mut list = Vec::new();
@@ -99,6 +179,7 @@ fn write_cases(dir: &Path) {
             }
         }
     }
+    write_stream_cases(dir, browser, &mut list);
     std::fs::write(dir.join("cases.json"), serde_json::to_string_pretty(&list).unwrap()).unwrap();
 }
 
@@ -110,7 +191,7 @@ fn run(engine: &str, script: &str, extra: &[String]) {
     // Checks node and Dawn for Node are there (the package's Node test loads tests/dawn's).
     support::dawn_script("run.mjs");
     let dir = case_dir(engine);
-    write_cases(&dir);
+    write_cases(&dir, engine == "chromium");
     let mut args = vec![
         support::repo_root().join("js/test").join(script).display().to_string(),
         dir.display().to_string(),

@@ -495,3 +495,126 @@ pub fn compare_outputs(expected: &[(String, Vec<u32>)], got: &[(String, Vec<u32>
     }
     None
 }
+
+// ---------------------------------------------------------------------------------------------
+// Stream cases (`gpu_streams`, `js_package`): the elements come in no particular order, so the
+// reference's are kept as sorted rows of 32-bit words, one row per element.
+
+/// A stream example's inputs and parameters (as bit patterns) with the elements and unit
+/// counts the CPU reference predicts.
+#[derive(Clone, Debug)]
+pub struct StreamCase {
+    pub example: &'static str,
+    pub label: String,
+    /// Input name and its bytes.
+    pub inputs: Vec<(String, Vec<u8>)>,
+    /// Parameter name and its 32-bit pattern (`f32` parameters as IEEE bits).
+    pub params: Vec<(String, u32)>,
+    /// The stream output's binding.
+    pub stream: &'static str,
+    /// The emitted elements as rows of words, sorted.
+    pub expected: Vec<Vec<u32>>,
+    /// Every stage with the units it must run (each exactly once).
+    pub units: Vec<(String, u64)>,
+    /// Whether the rows' last two words are `f32` positions, equal only to a few ulps (the GPU
+    /// may fuse multiply-adds): see [`same_stream_row`].
+    pub float_tail: bool,
+}
+
+/// `compact.dyn`: every `x[i]` divisible by `modulus`; one `keep` unit per element.
+pub fn compact_stream_case(x: &[u32], modulus: u32) -> StreamCase {
+    let mut expected: Vec<Vec<u32>> = reference::compact(x, modulus).into_iter().map(|v| vec![v]).collect();
+    expected.sort();
+    StreamCase {
+        example: "compact",
+        label: format!("{} values, modulus {modulus}", x.len()),
+        inputs: vec![("x".into(), words(x))],
+        params: vec![("modulus".into(), modulus)],
+        stream: "kept",
+        expected,
+        units: vec![("keep".into(), x.len() as u64)],
+        float_tail: false,
+    }
+}
+
+/// `tessellate.dyn` over `curves` random curves (control points in [0, 4)): rows
+/// `curve, k, x, y`, sorted by (curve, k), which are unique together.
+pub fn tessellate_stream_case(curves: u32, segments_per_unit: f32) -> StreamCase {
+    let f = |s: u32| (reference::pcg(s) % 4096) as f32 / 1024.0;
+    let ctrl: Vec<[f32; 2]> = (0..3 * curves).map(|i| [f(2 * i), f(2 * i + 1)]).collect();
+    let mut expected: Vec<Vec<u32>> = reference::tessellate(&ctrl, segments_per_unit)
+        .into_iter()
+        .map(|(c, k, p)| vec![c, k, p[0].to_bits(), p[1].to_bits()])
+        .collect();
+    expected.sort_by_key(|r| (r[0], r[1]));
+    StreamCase {
+        example: "tessellate",
+        label: format!("{curves} curves, {segments_per_unit} segments per unit"),
+        inputs: vec![(
+            "ctrl".into(),
+            ctrl.iter()
+                .flat_map(|p| p.iter().flat_map(|v| v.to_le_bytes()))
+                .collect(),
+        )],
+        params: vec![("segments_per_unit".into(), segments_per_unit.to_bits())],
+        stream: "verts",
+        expected,
+        units: vec![("curve".into(), curves as u64)],
+        float_tail: true,
+    }
+}
+
+/// `quadtree.dyn`: the leaves of the disk's quadtree, `x, y, depth, kind`.
+pub fn quadtree_stream_case(radius: u32, max_depth: u32) -> StreamCase {
+    let mut expected: Vec<Vec<u32>> = reference::quadtree_leaves(radius, max_depth)
+        .into_iter()
+        .map(|l| l.to_vec())
+        .collect();
+    expected.sort();
+    // Every cell is a leaf or has four children: cells = 1 + 4 * (cells that split).
+    let cells = (4 * expected.len() as u64 - 1) / 3;
+    StreamCase {
+        example: "quadtree",
+        label: format!("radius {radius}, depth {max_depth}"),
+        inputs: Vec::new(),
+        params: vec![("radius".into(), radius), ("max_depth".into(), max_depth)],
+        stream: "leaves",
+        expected,
+        units: vec![
+            ("root".into(), 1),
+            ("cell".into(), cells),
+            ("quarter".into(), cells - 1),
+        ],
+        float_tail: false,
+    }
+}
+
+/// One small case of every stream example, for the slow JavaScript engines (every drain is a
+/// round trip): 100 values, 12 curves, a quadtree of depth 5 with leaves at several depths.
+pub fn small_stream_cases() -> Vec<StreamCase> {
+    let x: Vec<u32> = (0..100u32).map(|i| reference::pcg(i) % 1000).collect();
+    let quadtree = quadtree_stream_case(1500, 5);
+    let depths: std::collections::BTreeSet<u32> = quadtree.expected.iter().map(|l| l[2]).collect();
+    assert!(
+        depths.len() >= 3,
+        "the quadtree should emit at several depths: {depths:?}"
+    );
+    vec![compact_stream_case(&x, 3), tessellate_stream_case(12, 3.5), quadtree]
+}
+
+/// Whether a row that came back equals the expected one: exactly, but for a case's `f32` tail
+/// words, within 1e-5 relative.
+pub fn same_stream_row(case: &StreamCase, got: &[u32], want: &[u32]) -> bool {
+    let close = |x: u32, y: u32| {
+        let (x, y) = (f32::from_bits(x), f32::from_bits(y));
+        (x - y).abs() <= 1e-5 * (1.0 + x.abs().max(y.abs()))
+    };
+    let exact = if case.float_tail {
+        want.len().saturating_sub(2)
+    } else {
+        want.len()
+    };
+    got.len() == want.len()
+        && got[..exact] == want[..exact]
+        && got[exact..].iter().zip(&want[exact..]).all(|(&g, &w)| close(g, w))
+}
