@@ -117,6 +117,9 @@ var<private> dyn_lane_staged: bool;
 var<private> dyn_shards: u32;
 var<private> dyn_shard_slots: u32;
 var<private> dyn_home: u32;
+// The lane's unit found no room in a stream window and was staged again (dyn_defer): it did not
+// run, and the lane runs nothing more this batch.
+var<private> dyn_lane_deferred: bool;
 
 fn dyn_ring_state(slot: u32) -> u32 {
     return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
@@ -446,6 +449,12 @@ fn dyn_plan(me: u32) {
         dyn_wg_cmd[0] = DYN_CMD_EXIT;
         return;
     }
+    // A stream window is full: leave, so that the host can drain it (the units that found no
+    // room wait on the stacks and in the ring).
+    if (DYN_STREAMS && atomicLoad(&dyn_control[DYN_C_STREAM_FULL]) != 0u) {
+        dyn_wg_cmd[0] = DYN_CMD_EXIT;
+        return;
+    }
     if (dyn_wg_fuel == 0u) {
         if (dyn_wg_top > 0u) {
             dyn_wg_stats[DYN_S_FUEL_EXHAUSTED] += 1u;
@@ -639,10 +648,14 @@ fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
     var run_stage = stage0;
     var run_length = 0u;
     dyn_lane_staged = false;
+    dyn_lane_deferred = false;
     dyn_held = DYN_HELD_NONE;
     loop {
         dyn_cur_stage = stage;
         dyn_execute(stage, index);
+        if (DYN_STREAMS && dyn_lane_deferred) {
+            break;
+        }
         if (stage != run_stage) {
             atomicAdd(&dyn_wg_units[run_stage], run_length);
             run_stage = stage;
@@ -850,6 +863,22 @@ fn dyn_spill_held() {
         dyn_wg_staging[o + w] = dyn_held_words[w];
     }
     dyn_held = DYN_HELD_NONE;
+}
+
+// A unit of a one-lane stage that found a stream window full goes back unrun, as a frame of
+// the one index it is (payload and recursion counter as loaded), staged like a child: a lane
+// defers only a first unit, before it staged anything, so the child caps and the stack bound
+// hold (layout.rs gives emitting stages a child slot and the stack one more generation).
+fn dyn_defer(stage: u32, index: u32) {
+    dyn_lane_deferred = true;
+    let o = dyn_push_child(stage, index + 1u, dyn_cur_rec);
+    if (o == DYN_SCRATCH) {
+        return;
+    }
+    dyn_wg_staging[o - 3u] = index;
+    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
+        dyn_wg_staging[o + w] = dyn_unit_words[w];
+    }
 }
 
 // Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry

@@ -3,7 +3,7 @@
 
 // GPU* types: the @webgpu/types package (or a lib with WebGPU).
 
-export const SCHEMA: 'dyngc-manifest/1';
+export const SCHEMA: 'dyngc-manifest/2';
 
 export type Scalar = 'u32' | 'i32' | 'f32';
 
@@ -111,7 +111,7 @@ export interface Executor {
 }
 
 export interface Manifest {
-  schema: 'dyngc-manifest/1';
+  schema: 'dyngc-manifest/2';
   name: string;
   wgsl: string;
   workgroup_size: number;

@@ -11,7 +11,7 @@
 //
 // Types: ./dyngc.d.ts.
 
-export const SCHEMA = 'dyngc-manifest/1';
+export const SCHEMA = 'dyngc-manifest/2';
 
 const U64_MAX = (1n << 64n) - 1n;
 const STORAGE_KIND = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
@@ -95,6 +95,8 @@ function checkManifest(m) {
   for (const role of ['params', 'control', 'arena']) {
     if (m.bindings.filter((b) => b.role === role).length !== 1) throw new Error(`the manifest needs exactly one \`${role}\` binding`);
   }
+  // Draining stream windows between launches (docs/manifest.md, "Streams") is not built here yet.
+  if ((m.executor.streams ?? []).length > 0) throw new Error(`\`${m.name}\` has stream outputs, which this package cannot drain yet; run it with \`dyngc run\` or the Rust runtime`);
 }
 
 /** A compiled artifact on one device: the module, layouts and pipelines (launch protocol step 1). */

@@ -50,7 +50,7 @@ export function readJson(file, what, fail) {
 }
 
 function validateManifest(m, fail) {
-  if (m.schema !== 'dyngc-manifest/1') fail(EXIT_USAGE, `manifest schema is \`${m.schema}\`, this driver reads \`dyngc-manifest/1\``);
+  if (m.schema !== 'dyngc-manifest/2') fail(EXIT_USAGE, `manifest schema is \`${m.schema}\`, this driver reads \`dyngc-manifest/2\``);
   for (const role of ['params', 'control', 'arena', 'marks']) {
     const n = m.bindings.filter((b) => b.role === role).length;
     if (n > 1 || (n === 0 && role !== 'marks')) fail(EXIT_USAGE, `manifest has ${n} bindings with role \`${role}\``);

@@ -161,7 +161,7 @@ function setUpRecipe(m, device) {
     return s.word;
   };
   W = { ring: word('ring_high_water'), stack: word('stack_high_water'), fallbacks: word('fallback_spawns'), launches: word('launches'),
-        fuel: word('fuel_exhaustions') };
+        fuel: word('fuel_exhaustions'), batches: word('batches'), idle: word('idle_steps') };
   maxWg = device.limits.maxComputeWorkgroupsPerDimension;
 }
 
@@ -179,7 +179,7 @@ function usage(words, run) {                 // run: { arenaBytes, requested, wo
   const stackHw = Math.min(words[W.stack], A.stack_frames);
   return { arenaBytes: run.arenaBytes, requested: run.requested, workers: run.workers, ring: run.ring, ringHw, stackHw,
            used: run.workers * 4 * (1 + stackHw * A.frame_words) + ringHw * A.bytes_per_slot,
-           fallbacks: words[W.fallbacks], launches: words[W.launches], fuel: words[W.fuel], done: words[C.done] !== 0 };
+           fallbacks: words[W.fallbacks], launches: words[W.launches], fuel: words[W.fuel], batches: words[W.batches], idle: words[W.idle], done: words[C.done] !== 0 };
 }
 
 class Policy {
@@ -195,8 +195,8 @@ class Policy {
   observe(u) {                               // returns the new size, or null
     if (u.arenaBytes !== this.size) return null;
     // Fallback-bound (the ring full and spawns kept home) or worker-bound (out of fuel with
-    // fewer workers than asked for): grow.
-    if ((u.fallbacks > 0 && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested))
+    // fewer workers than asked for, and busy ones: no more idle steps than batches): grow.
+    if ((u.fallbacks > 0 && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested && u.idle <= u.batches))
       return this.change(Math.max(this.size, Math.min(this.ceiling, Math.floor(this.size * this.grow))));
     if (!u.done) return null;
     if (u.used > this.shrinkBelow * this.size) { this.calm = []; return null; }
@@ -346,7 +346,7 @@ async function main() {
     const changed = policy.observe(u);
     report.samples.push({ frame: run.frame, arena_bytes: run.arenaBytes, requested_workers: run.requested, workers: run.workers, ring_slots: run.ring,
       ring_high_water: words[W.ring], stack_high_water: words[W.stack], fallback_spawns: words[W.fallbacks], launches: words[W.launches],
-      fuel_exhaustions: words[W.fuel], done: u.done, used_bytes: u.used, new_size: changed });
+      fuel_exhaustions: words[W.fuel], batches: words[W.batches], idle_steps: words[W.idle], done: u.done, used_bytes: u.used, new_size: changed });
     if (changed !== null) {
       report.resizes.push({ in_frame: next, sample_of_frame: run.frame, done: u.done, from: before, to: changed, ring_high_water: u.ringHw, ring_slots: u.ring, fallback_spawns: u.fallbacks, used_bytes: u.used });
     }

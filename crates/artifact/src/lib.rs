@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Written into every manifest; bumped on any incompatible change.
-pub const SCHEMA: &str = "dyngc-manifest/1";
+pub const SCHEMA: &str = "dyngc-manifest/2";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -178,6 +178,9 @@ pub enum Role {
     Arena,
     /// Pending marks of keyed stages, one bit per key.
     Marks,
+    /// A `stream<T>` output: a window of elements the graph appends to while it runs, drained by
+    /// the host between launches (see [`StreamInfo`]).
+    Stream,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -287,6 +290,46 @@ pub struct Executor {
     /// The schedule the program was built with.
     #[serde(default)]
     pub schedule: Schedule,
+    /// The stream outputs, in declaration order, and how the host drains them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamInfo>,
+    /// Control word set to 1 when a unit found no room in a stream window: the workers leave
+    /// the launch, and the host drains every stream, clears the word and launches again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_full: Option<u32>,
+}
+
+/// One stream output. Its buffer holds `capacity` elements (the host chooses, at least
+/// `min_capacity`, and writes it at `capacity_offset` of the parameter uniform); elements
+/// `0..written` are the ones emitted since the last drain. Between launches (no unit in
+/// flight) `reserved == written`; draining copies them out and zeroes both words.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamInfo {
+    /// The binding's name.
+    pub binding: String,
+    /// Byte offset of the window capacity (`u32`, elements) in the parameter uniform.
+    pub capacity_offset: u32,
+    /// Control word: room promised to running units.
+    pub reserved_word: u32,
+    /// Control word: elements written.
+    pub written_word: u32,
+    /// The most elements one unit may emit into this stream: a smaller window could never
+    /// start that unit.
+    pub min_capacity: u32,
+    /// Struct elements: each field's place in the element (empty for scalars and vectors).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldInfo>,
+}
+
+/// A field of a struct element, as laid out in the storage buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FieldInfo {
+    pub name: String,
+    pub scalar: ScalarKind,
+    /// 1 for a scalar, N for `vecN`.
+    pub components: u32,
+    /// Byte offset in the element.
+    pub offset: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -18,6 +18,8 @@ pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
         "collatz" => include_str!("../../../examples/collatz.dyn"),
         "row_sum" => include_str!("../../../examples/row_sum.dyn"),
         "row_sum_narrow" => include_str!("../../../bench/dyn/row_sum_narrow.dyn"),
+        "compact" => include_str!("../../../examples/compact.dyn"),
+        "tessellate" => include_str!("../../../examples/tessellate.dyn"),
         other => panic!("no example `{other}`"),
     };
     let parsed = dyngc_syntax::parse(source);
@@ -64,6 +66,7 @@ pub fn run(
     timeout: std::time::Duration,
     inputs: &[(&str, &[u8])],
     params: &[(&str, u32)],
+    stream_capacity: Option<u64>,
     verify: Verify<'_>,
 ) -> Result<DynRun, String> {
     let mut setup = RunSetup::new(arena);
@@ -76,18 +79,21 @@ pub fn run(
     if let Some(w) = workers {
         setup.workers(w);
     }
-    let run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
+    setup.stream_capacity = stream_capacity;
+    let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     let m = exec.manifest();
     let control = m
         .bindings
         .iter()
         .find(|b| b.role == Role::Control)
         .and_then(|b| run.buffer(&b.name))
+        .cloned()
         .ok_or("the manifest has no control block")?;
     let control_bytes = m.executor.control.words as u64 * 4;
-    let plan = run.plan();
+    let plan = run.plan().clone();
     let t = gpu.start();
     let mut submissions = 0u64;
+    let mut launches = 0u64;
     let mut stats = loop {
         let mut enc = gpu.encoder();
         if submissions == 0 {
@@ -95,11 +101,13 @@ pub fn run(
         } else {
             run.record_continue(&mut enc);
         }
-        let snapshot = Snapshot::decode(m, &gpu.read(control, 0, control_bytes, Some(enc)));
+        launches += run.chain_length() as u64;
+        let snapshot = Snapshot::decode(m, &gpu.read(&control, 0, control_bytes, Some(enc)));
         submissions += 1;
         if let Some(e) = snapshot.error {
             return Err(Error::Kernel(e).to_string());
         }
+        run.drain(&snapshot).map_err(|e| e.to_string())?;
         if snapshot.done {
             break snapshot.stats;
         }
@@ -108,7 +116,7 @@ pub fn run(
                 elapsed: t.elapsed(),
                 limit: Some(timeout),
                 submissions,
-                launches: submissions * plan.chain_length as u64,
+                launches,
             }
             .to_string());
         }
@@ -116,13 +124,14 @@ pub fn run(
     let times = gpu.stop(t);
     stats.host = HostStats {
         submissions,
-        launches: submissions * plan.chain_length as u64,
+        launches,
         workers: plan.workers,
         ring_slots: plan.ring_slots,
         arena_bytes: plan.arena_bytes,
         fuel: plan.fuel,
         chain_length: plan.chain_length,
         elapsed_ms: (times.wall * 1e3) as u64,
+        stream_drains: run.stream_drains(),
     };
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;

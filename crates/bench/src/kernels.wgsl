@@ -441,3 +441,130 @@ fn bfs_push(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         bp_next[slot] = v;
     }
 }
+
+// ---- streams: outputs whose size the data decides (compact, tessellate) ----
+// Expand: `*_count` writes each unit's element count, the host scans and allocates exactly,
+// `*_write` writes at the offsets. Retry: `*_bump` allocates with an atomic into a buffer of
+// p.g elements and raises bump[1] when it does not fit.
+
+// compact: keep x[i] when x[i] mod p.a == 0 (x mod 0 = x).
+fn cp_keep(v: u32, m: u32) -> u32 {
+    return u32(select(v, v % m, m != 0u) == 0u);
+}
+
+@group(0) @binding(0) var<storage, read> cpc_x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> cpc_counts: array<u32>;
+@group(0) @binding(2) var<uniform> cpc_p: P;
+
+@compute @workgroup_size(256)
+fn compact_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t < cpc_p.n) {
+        cpc_counts[t] = cp_keep(cpc_x[t], cpc_p.a);
+    }
+}
+
+@group(0) @binding(0) var<storage, read> cpw_x: array<u32>;
+@group(0) @binding(1) var<storage, read> cpw_offsets: array<u32>;
+@group(0) @binding(2) var<storage, read_write> cpw_out: array<u32>;
+@group(0) @binding(3) var<uniform> cpw_p: P;
+
+@compute @workgroup_size(256)
+fn compact_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t < cpw_p.n && cp_keep(cpw_x[t], cpw_p.a) != 0u) {
+        cpw_out[cpw_offsets[t]] = cpw_x[t];
+    }
+}
+
+@group(0) @binding(0) var<storage, read> cpb_x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> cpb_out: array<u32>;
+@group(0) @binding(2) var<storage, read_write> cpb_bump: array<atomic<u32>>;
+@group(0) @binding(3) var<uniform> cpb_p: P;
+
+@compute @workgroup_size(256)
+fn compact_bump(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = tid(gid, nwg);
+    if (t >= cpb_p.n || cp_keep(cpb_x[t], cpb_p.a) == 0u) {
+        return;
+    }
+    let i = atomicAdd(&cpb_bump[0], 1u);
+    if (i >= cpb_p.g) {
+        atomicStore(&cpb_bump[1], 1u);
+        return;
+    }
+    cpb_out[i] = cpb_x[t];
+}
+
+// tessellate: curve c (control points 3c..3c+3) gets n = clamp(ceil(p.a * L), 1, 64) segments
+// (p.a: segments per unit, f32 bits) and n + 1 vertices (curve, k, x, y).
+fn tess_segments(p0: vec2<f32>, p1: vec2<f32>, p2: vec2<f32>, spu: u32) -> u32 {
+    let l = length(p1 - p0) + length(p2 - p1);
+    return clamp(u32(ceil(bitcast<f32>(spu) * l)), 1u, 64u);
+}
+
+fn tess_vertex(c: u32, k: u32, n: u32, p0: vec2<f32>, p1: vec2<f32>, p2: vec2<f32>) -> vec4<u32> {
+    let t = f32(k) / f32(n);
+    let s = 1.0 - t;
+    let pos = s * s * p0 + 2.0 * s * t * p1 + t * t * p2;
+    return vec4<u32>(c, k, bitcast<u32>(pos.x), bitcast<u32>(pos.y));
+}
+
+@group(0) @binding(0) var<storage, read> tsc_ctrl: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read_write> tsc_counts: array<u32>;
+@group(0) @binding(2) var<uniform> tsc_p: P;
+
+@compute @workgroup_size(256)
+fn tess_count(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = tid(gid, nwg);
+    if (c < tsc_p.n) {
+        tsc_counts[c] = tess_segments(tsc_ctrl[3u * c], tsc_ctrl[3u * c + 1u], tsc_ctrl[3u * c + 2u], tsc_p.a) + 1u;
+    }
+}
+
+@group(0) @binding(0) var<storage, read> tsw_ctrl: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read> tsw_offsets: array<u32>;
+@group(0) @binding(2) var<storage, read_write> tsw_out: array<vec4<u32>>;
+@group(0) @binding(3) var<uniform> tsw_p: P;
+
+@compute @workgroup_size(256)
+fn tess_write(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = tid(gid, nwg);
+    if (c >= tsw_p.n) {
+        return;
+    }
+    let p0 = tsw_ctrl[3u * c];
+    let p1 = tsw_ctrl[3u * c + 1u];
+    let p2 = tsw_ctrl[3u * c + 2u];
+    let n = tess_segments(p0, p1, p2, tsw_p.a);
+    let base = tsw_offsets[c];
+    for (var k = 0u; k <= n; k++) {
+        tsw_out[base + k] = tess_vertex(c, k, n, p0, p1, p2);
+    }
+}
+
+@group(0) @binding(0) var<storage, read> tsb_ctrl: array<vec2<f32>>;
+@group(0) @binding(1) var<storage, read_write> tsb_out: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> tsb_bump: array<atomic<u32>>;
+@group(0) @binding(3) var<uniform> tsb_p: P;
+
+@compute @workgroup_size(256)
+fn tess_bump(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let c = tid(gid, nwg);
+    if (c >= tsb_p.n) {
+        return;
+    }
+    let p0 = tsb_ctrl[3u * c];
+    let p1 = tsb_ctrl[3u * c + 1u];
+    let p2 = tsb_ctrl[3u * c + 2u];
+    let n = tess_segments(p0, p1, p2, tsb_p.a);
+    let base = atomicAdd(&tsb_bump[0], n + 1u);
+    if (base + n + 1u > tsb_p.g) {
+        atomicStore(&tsb_bump[1], 1u);
+        return;
+    }
+    for (var k = 0u; k <= n; k++) {
+        tsb_out[base + k] = tess_vertex(c, k, n, p0, p1, p2);
+    }
+}
+

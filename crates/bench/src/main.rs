@@ -69,6 +69,10 @@ pub struct RunArgs {
     /// (triangle: elements, bfs: vertices; tree: none), at least `--retry-min-items`.
     #[arg(long, default_value_t = 2)]
     pub retry_factor: u64,
+    /// dyngc: the window of each stream output, in elements (compact, tessellate); default the
+    /// runtime's (2^20).
+    #[arg(long)]
+    pub stream_capacity: Option<u64>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.
     #[arg(long, default_value_t = 65536)]
     pub retry_min_items: u64,

@@ -552,10 +552,11 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // Dispatched stages run in their own kernels only.
     out.push_str("fn dyn_execute(stage: u32, index: u32) {\n    switch stage {\n");
     for id in (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none()) {
+        let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
         let _ = writeln!(
             out,
-            "        case {id}u: {{\n            {};{}\n        }}",
-            call_stage(program, id, unit_payload),
+            "        case {id}u: {{\n            {}{}\n        }}",
+            crate::streams::execute_case(program, id, &call_stage(program, id, unit_payload), domain),
             after_unit(program, partition, Kernel::Persistent, id)
         );
     }
@@ -680,7 +681,8 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     out
 }
 
-/// The uniform struct: executor configuration, then user parameters.
+/// The uniform struct: executor configuration, then user parameters, array lengths and stream
+/// window capacities.
 pub fn params_struct(program: &Program) -> String {
     let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_reserved: u32,\n");
     for p in &program.params {
@@ -688,6 +690,9 @@ pub fn params_struct(program: &Program) -> String {
     }
     for r in length_slots(program) {
         let _ = writeln!(out, "    dyn_len_{}: u32,", r.name);
+    }
+    for r in program.resources.iter().filter(|r| r.stream) {
+        let _ = writeln!(out, "    dyn_cap_{}: u32,", r.name);
     }
     out.push_str("}\n");
     out

@@ -177,6 +177,11 @@ pub const ERRORS: &[(u32, &str, &str)] = &[
         "DISPATCH_MISSING",
         "has {value} queued frames that no dispatch ran: the persistent kernel finished, but the partitioned schedule's kernels (entry_points.dispatches) were not recorded after every launch of main",
     ),
+    (
+        5,
+        "EMIT_BOUND",
+        "a unit emitted more elements into a stream than its stage's declared @max_emit ({bound}): {value} so far",
+    ),
 ];
 
 pub fn control(name: &str) -> u32 {
@@ -203,6 +208,10 @@ pub struct Layout {
     /// The word the host reads as "done": the persistent kernel's own done flag, or with queues
     /// one set only by the last dispatch once every queue is drained (stdlib/queues.wgsl).
     pub complete: u32,
+    /// Stream outputs, and the control word of the stream-full flag (stream `j`'s reserved
+    /// and written words follow at [`Layout::stream_words`]).
+    pub streams: u32,
+    pub stream_control: u32,
     pub control_words: u32,
 }
 
@@ -233,7 +242,9 @@ impl Layout {
             let becomes = program.stages.iter().any(|s| s.becomes);
             (
                 if becomes { batch } else { 0 },
-                most(&|s| s.max_spawns),
+                // A unit that finds no room in a stream window is staged again as a frame of
+                // its own (docs/executor.md, "Streams"): at least one child slot per lane.
+                most(&|s| s.max_spawns.max(u32::from(!s.max_emits.is_empty()))),
                 most(&keyed_sites),
             )
         };
@@ -253,9 +264,21 @@ impl Layout {
             .max()
             .unwrap_or(0)
             .max(batch);
-        let stack_frames = (program.max_spawn_depth + 2) * generation + 2 * batch;
+        // A unit staged again for want of stream room sits one level above the frame it came
+        // from: one more generation.
+        let streams = program.resources.iter().filter(|r| r.stream).count() as u32;
+        let levels = program.max_spawn_depth + 2 + u32::from(streams > 0);
+        let stack_frames = levels * generation + 2 * batch;
         let queue_control = control("UNITS") + program.stages.len() as u32;
         let queue_end = queue_control + queues * QUEUE_WORDS;
+        // Streams: the full flag on a line of its own, then one line per stream (reserved,
+        // written): every emit adds to its stream's written word.
+        let stream_control = (queue_end + u32::from(queues > 0)).next_multiple_of(LINE_WORDS);
+        let control_words = if streams > 0 {
+            stream_control + LINE_WORDS * (1 + streams)
+        } else {
+            queue_end + u32::from(queues > 0)
+        };
         Some(Layout {
             batch,
             units: program.stages.iter().map(|s| units(s, batch)).collect(),
@@ -269,8 +292,16 @@ impl Layout {
             queues,
             queue_control,
             complete: if queues > 0 { queue_end } else { control("DONE") },
-            control_words: queue_end + u32::from(queues > 0),
+            streams,
+            stream_control,
+            control_words,
         })
+    }
+
+    /// Control words (reserved, written) of stream `j`.
+    pub fn stream_words(&self, j: u32) -> (u32, u32) {
+        let base = self.stream_control + LINE_WORDS * (1 + j);
+        (base, base + 1)
     }
 
     pub fn bytes_per_worker(&self) -> u64 {
@@ -314,12 +345,14 @@ impl Layout {
         c("QUEUE_WORDS", QUEUE_WORDS);
         c("C_COMPLETE", self.complete);
         c("MAX_DISPATCH_GROUPS", MAX_DISPATCH_GROUPS);
+        c("C_STREAM_FULL", self.stream_control);
         for (name, word) in CONTROL {
             c(&format!("C_{name}"), *word);
         }
         for (code, name, _) in ERRORS {
             c(&format!("ERR_{name}"), *code);
         }
+        out.push_str(&format!("const DYN_STREAMS: bool = {};\n", self.streams > 0));
         out
     }
 }

@@ -10,6 +10,7 @@
 mod glue;
 mod layout;
 mod schedule;
+mod streams;
 
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
@@ -514,7 +515,10 @@ fn module_text(program: &Program, partition: &Partition, layout: &Layout, bindin
         None => out.push("var<workgroup> dyn_marks: array<atomic<u32>, 1>;\n"),
     }
     out.push("\n");
-    dyngc_ir::wgsl::user_module(program, &mut out, &|k| glue::site_fn(program, partition, k));
+    out.push(&streams::stream_glue(program, layout));
+    dyngc_ir::wgsl::user_module(program, &mut out, &|k| glue::site_fn(program, partition, k), &|r| {
+        streams::emit_fn(program, layout, r)
+    });
     out.push(&glue::executor_glue(program, partition, layout));
     out.push("\n");
     out.push(EXECUTOR_WGSL);
@@ -613,7 +617,13 @@ fn literal_bits(text: &str, scalar: Scalar) -> Option<u32> {
 
 /// Bytes of the parameter uniform: four config words, the parameters, the lengths, padded to 16.
 fn params_size(program: &Program) -> u32 {
-    (16 + 4 * (program.params.len() + glue::length_slots(program).count()) as u32).next_multiple_of(16)
+    (16 + 4 * param_fields(program)).next_multiple_of(16)
+}
+
+/// 32-bit fields of the parameter uniform after the four config words: parameters, lengths and
+/// stream capacities.
+fn param_fields(program: &Program) -> u32 {
+    (program.params.len() + glue::length_slots(program).count() + program.streams().len()) as u32
 }
 
 fn manifest(
@@ -637,6 +647,7 @@ fn manifest(
                 binding: r.binding,
                 role: match r.kind {
                     ResourceKind::Input => art::Role::Input,
+                    ResourceKind::Output if r.stream => art::Role::Stream,
                     ResourceKind::Output => art::Role::Output,
                     ResourceKind::Buffer => art::Role::Buffer,
                 },
@@ -645,8 +656,8 @@ fn manifest(
                 } else {
                     art::Access::Read
                 },
-                element: element(program, &r.elem, r.is_array),
-                array: r.is_array,
+                element: element(program, &r.elem, r.is_array || r.stream),
+                array: r.is_array || r.stream,
                 length: r.len.as_ref().map(|l| length_rule(program, l)),
                 fill: r.fill.as_deref().zip(scalar).and_then(|(f, s)| literal_bits(f, s)),
             }
@@ -671,12 +682,12 @@ fn manifest(
     };
     // The parameter uniform is one struct of 32-bit fields: the config words, the parameters and
     // the lengths, padded to `params_size`.
-    let fields = 4 + program.params.len() + glue::length_slots(program).count();
+    let fields = 4 + param_fields(program);
     bindings.push(art::Binding {
         access: art::Access::Uniform,
         element: art::Element {
             scalar: None,
-            components: fields as u32,
+            components: fields,
             atomic: false,
             wgsl: "DynParams".into(),
             size: params_size(program),
@@ -801,6 +812,63 @@ fn manifest(
                 max_rounds: program.entry.max_rounds,
             }),
             schedule,
+            streams: program
+                .streams()
+                .iter()
+                .enumerate()
+                .map(|(j, &r)| {
+                    let (reserved_word, written_word) = layout.stream_words(j as u32);
+                    art::StreamInfo {
+                        binding: program.resources[r].name.clone(),
+                        capacity_offset: 16
+                            + 4 * (program.params.len() + glue::length_slots(program).count() + j) as u32,
+                        reserved_word,
+                        written_word,
+                        min_capacity: (0..program.stages.len())
+                            .map(|s| program.max_emit(s, r))
+                            .max()
+                            .unwrap_or(0)
+                            .max(1),
+                        fields: match &program.resources[r].elem {
+                            Ty::Struct(_) => {
+                                let mut fields = Vec::new();
+                                struct_fields(program, &program.resources[r].elem, "", 0, &mut fields);
+                                fields
+                            }
+                            _ => Vec::new(),
+                        },
+                    }
+                })
+                .collect(),
+            stream_full: (layout.streams > 0).then_some(layout.stream_control),
         },
+    }
+}
+
+/// The scalar and vector fields of a struct element at their storage offsets, nested structs
+/// flattened with dotted names.
+fn struct_fields(program: &Program, ty: &Ty, prefix: &str, base: u32, out: &mut Vec<art::FieldInfo>) {
+    let Ty::Struct(i) = ty else { return };
+    let mut offset = 0u32;
+    for (name, t) in &program.structs[*i].fields {
+        let (size, align) = storage_layout(program, t);
+        offset = offset.next_multiple_of(align);
+        let full = format!("{prefix}{name}");
+        match t {
+            Ty::Scalar(s) | Ty::Atomic(s) => out.push(art::FieldInfo {
+                name: full,
+                scalar: scalar_kind(*s),
+                components: 1,
+                offset: base + offset,
+            }),
+            Ty::Vector(n, s) => out.push(art::FieldInfo {
+                name: full,
+                scalar: scalar_kind(*s),
+                components: u32::from(*n),
+                offset: base + offset,
+            }),
+            Ty::Struct(_) => struct_fields(program, t, &format!("{full}."), base + offset, out),
+        }
+        offset += size;
     }
 }

@@ -53,7 +53,7 @@ impl Partition {
 }
 
 /// Splits the stages. A stage stays persistent when it is on a cycle (tail loop, recursion, a
-/// keyed worklist), is keyed (its marks need the sweep), belongs to a graph-level loop (a round
+/// keyed worklist), is keyed (its marks need the sweep), emits into a stream, belongs to a graph-level loop (a round
 /// is a cycle), produces a wide stage's units (so a full queue can hand them to the persistent
 /// kernel: running it from one lane's fallback stack would run the wide body's barriers in one lane), or can reach such a
 /// stage: a dispatch runs after the persistent kernel in each chain, and only a target on no
@@ -76,7 +76,9 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     };
     for node in graph.node_indices() {
         let s = graph[node];
-        if on_cycle(s) || program.stages[s].keyed.is_some() {
+        // A unit that finds its stream window full must be able to wait as a frame for the
+        // next launch; a dispatch's fallback stack could not keep it.
+        if on_cycle(s) || program.stages[s].keyed.is_some() || !program.stages[s].max_emits.is_empty() {
             keep_with_ancestors(node, &mut persistent);
         }
     }

@@ -73,6 +73,10 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
         ("bfs", &[]),
         ("bfs_levels", &[]),
         ("pagerank", &[]),
+        // Emitting stages and their ancestors stay persistent (docs/executor.md, "Streams").
+        ("compact", &[]),
+        ("tessellate", &[]),
+        ("quadtree", &[]),
     ];
     assert_eq!(
         examples().len(),

@@ -199,6 +199,11 @@ pub struct RunArgs {
     /// Scheduler steps per workgroup per launch.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u32>,
+    /// Elements each stream output's window holds on the device (default 1048576). A full
+    /// window is drained to the host and the run goes on: a small one costs time, never
+    /// elements. Raised to the most one unit emits.
+    #[arg(long, value_name = "N")]
+    pub stream_capacity: Option<u64>,
     /// Print statistics after the run (human table, or JSON on stdout).
     #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "human", value_name = "FORMAT")]
     pub stats: Option<StatsFormat>,

@@ -1,10 +1,11 @@
 //! `.npy` files to and from binding bytes. A binding of scalars is a 1-D array `(N,)`, of `vecK`
 //! a 2-D array `(N, K)`, of structs a 2-D array of its 32-bit words `(N, size / 4)`; a single
 //! value drops the leading `N`. The dtype matches the scalar: `<u4`, `<i4`, `<f4` (struct words
-//! are written as `<u4` and read from any of the three).
+//! are written as `<u4` and read from any of the three). A stream of structs is a structured
+//! array with the struct's field names and types ([`write_records`]).
 
 use crate::frontend::io_reason;
-use dyngc_artifact::{Binding, ScalarKind};
+use dyngc_artifact::{Binding, FieldInfo, ScalarKind};
 use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
@@ -161,23 +162,68 @@ pub fn write_output(path: &Path, b: &Binding, bytes: &[u8]) -> Result<(), String
         (false, true) => vec![],
         (false, false) => vec![k as u64],
     };
-    let shown = path.display();
-    // Written beside the final name and renamed over it, so an interrupted write never leaves
-    // a truncated file under the name of a result.
+    write_replacing(path, |partial| match b.element.scalar {
+        Some(ScalarKind::I32) => write_typed(partial, &shape, words.into_iter().map(|w| w as i32)),
+        Some(ScalarKind::F32) => write_typed(partial, &shape, words.into_iter().map(f32::from_bits)),
+        _ => write_typed(partial, &shape, words.into_iter()),
+    })
+}
+
+/// Writes `path` through `write`, beside the final name and renamed over it, so an interrupted
+/// write never leaves a truncated file under the name of a result.
+fn write_replacing(path: &Path, write: impl FnOnce(&Path) -> std::io::Result<()>) -> Result<(), String> {
     let partial = path.with_file_name(format!(
         ".{}.partial",
         path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
     ));
-    let result = match b.element.scalar {
-        Some(ScalarKind::I32) => write_typed(&partial, &shape, words.into_iter().map(|w| w as i32)),
-        Some(ScalarKind::F32) => write_typed(&partial, &shape, words.into_iter().map(f32::from_bits)),
-        _ => write_typed(&partial, &shape, words.into_iter()),
+    write(&partial)
+        .and_then(|()| std::fs::rename(&partial, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&partial);
+            format!("could not write `{}`: {}", path.display(), io_reason(&e))
+        })
+}
+
+/// Elements of a struct stream (`element_size` bytes each, laid out as in the storage buffer)
+/// as a structured array `(N,)`: one field per struct field, named as in the program, with its
+/// own dtype (`vecK` fields as `(K,)` sub-arrays), packed in declaration order. npyz writes
+/// records only for types known when dyngc is compiled, so the header is formatted here.
+pub fn write_records(path: &Path, fields: &[FieldInfo], element_size: usize, bytes: &[u8]) -> Result<(), String> {
+    let rows = bytes.len() / element_size.max(1);
+    let descr: Vec<String> = fields
+        .iter()
+        .map(|f| match f.components {
+            1 => format!("('{}', '{}')", f.name, dtype_of(f.scalar)),
+            k => format!("('{}', '{}', ({k},))", f.name, dtype_of(f.scalar)),
+        })
+        .collect();
+    let mut header = format!(
+        "{{'descr': [{}], 'fortran_order': False, 'shape': ({rows},), }}",
+        descr.join(", ")
+    );
+    // Format 1.0 holds a latin-1 header; 3.0 the same in UTF-8 (Unicode field names).
+    let (version, len_bytes) = if header.is_ascii() { (1u8, 2) } else { (3u8, 4) };
+    let before = 8 + len_bytes;
+    while (before + header.len() + 1) % 64 != 0 {
+        header.push(' ');
     }
-    .and_then(|()| std::fs::rename(&partial, path));
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&partial);
-        format!("could not write `{shown}`: {}", io_reason(&e))
-    })
+    header.push('\n');
+    let mut out = Vec::with_capacity(before + header.len() + bytes.len());
+    out.extend_from_slice(b"\x93NUMPY");
+    out.extend_from_slice(&[version, 0]);
+    if len_bytes == 2 {
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    }
+    out.extend_from_slice(header.as_bytes());
+    for row in bytes.chunks_exact(element_size) {
+        for f in fields {
+            let o = f.offset as usize;
+            out.extend_from_slice(&row[o..o + 4 * f.components as usize]);
+        }
+    }
+    write_replacing(path, |partial| std::fs::write(partial, &out))
 }
 
 fn write_typed<T: npyz::AutoSerialize>(

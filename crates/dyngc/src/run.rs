@@ -151,6 +151,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         }
         setup.workers = workers;
         setup.fuel = args.fuel;
+        setup.stream_capacity = args.stream_capacity;
         setup
     };
     Plan::new(
@@ -230,7 +231,16 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     for (name, bytes) in &outputs {
         let binding = manifest.binding(name).expect("outputs come from the manifest");
         let path = args.out.join(format!("{name}.npy"));
-        npy::write_output(&path, binding, bytes).map_err(Failure::usage)?;
+        let records = manifest
+            .executor
+            .streams
+            .iter()
+            .find(|st| &st.binding == name && !st.fields.is_empty());
+        match records {
+            Some(st) => npy::write_records(&path, &st.fields, binding.element.size as usize, bytes),
+            None => npy::write_output(&path, binding, bytes),
+        }
+        .map_err(Failure::usage)?;
         written.push(path);
     }
     let launches = stats.get("launches").unwrap_or(stats.host.launches);

@@ -135,6 +135,8 @@ fn replay_policy(manifest: &Manifest, report: &Value) -> Result<usize, String> {
             fallback_spawns: n("fallback_spawns"),
             launches: n("launches"),
             fuel_exhaustions: n("fuel_exhaustions"),
+            batches: n("batches"),
+            idle_steps: n("idle_steps"),
             done: s["done"].as_bool().unwrap(),
             elapsed: Duration::ZERO,
         };

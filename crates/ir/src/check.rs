@@ -218,6 +218,8 @@ impl<'a> Checker<'a> {
                 sites: bodies.sites[i].clone(),
                 max_spawns: bodies.max_spawns[i],
                 becomes: bodies.becomes[i],
+                emits: bodies.emits[i].clone(),
+                max_emits: bodies.max_emits[i].clone(),
                 scc: graph.scc[i],
                 recursion: graph.recursion[i],
                 span: st.span.clone(),

@@ -50,6 +50,25 @@ pub struct Program {
     pub max_payload_words: u32,
 }
 
+impl Program {
+    /// The stream outputs, as indices into [`Program::resources`], in declaration order (stream
+    /// `j` of the executor is `streams()[j]`).
+    pub fn streams(&self) -> Vec<usize> {
+        (0..self.resources.len())
+            .filter(|&r| self.resources[r].stream)
+            .collect()
+    }
+
+    /// The most elements one unit of `stage` may emit into resource `stream` (0: none).
+    pub fn max_emit(&self, stage: StageId, stream: usize) -> u32 {
+        self.stages[stage]
+            .max_emits
+            .iter()
+            .find(|(r, _)| *r == stream)
+            .map_or(0, |(_, m)| *m)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
     /// `u32`, `i32`, `f32`.
@@ -80,8 +99,10 @@ pub struct Resource {
     pub kind: ast::ResourceKind,
     pub name: String,
     pub elem: Ty,
-    /// True for `array<T, ..>`, false for a single value.
+    /// True for `array<T, ..>`, false for a single value or a stream.
     pub is_array: bool,
+    /// `stream<T>`: an output of as many elements as the graph emits (no length, no fill).
+    pub stream: bool,
     /// Element count rule; `None` for inputs (their length is the data's) and single values.
     pub len: Option<SizeExpr>,
     /// Initial value of every element, as WGSL literal text (`None`: zero).
@@ -163,11 +184,27 @@ pub struct Stage {
     pub max_spawns: u32,
     /// True if the body contains a `become`.
     pub becomes: bool,
+    /// The `emit` statements of the body, in source order.
+    pub emits: Vec<EmitSite>,
+    /// Per stream this stage emits into: (resource, most elements one unit may emit), declared
+    /// with `@max_emit` or counted from the body. The executor reserves that room before it
+    /// starts a unit.
+    pub max_emits: Vec<(usize, u32)>,
     /// Strongly connected component of the stage graph this stage belongs to.
     pub scc: usize,
     /// Recursion counter rule for this stage's SCC: `Some((annotated stage, D))` when the SCC
     /// recurses through spawns and is bounded by `@max_depth(D)` on that stage.
     pub recursion: Option<(StageId, u32)>,
+    pub span: Span,
+}
+
+/// `emit stream(value);` in a stage body.
+#[derive(Clone, Debug)]
+pub struct EmitSite {
+    /// Index into [`Program::resources`] (a stream).
+    pub stream: usize,
+    pub value: Span,
+    /// The whole statement.
     pub span: Span,
 }
 

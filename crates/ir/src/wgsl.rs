@@ -3,11 +3,11 @@
 //! plus the scheduler). Keeping one emitter guarantees that what was checked is what runs.
 //!
 //! Each spawn/become site `k` becomes a call of `dyn_site_k(payload[, count])`; a `become` is
-//! followed by `return;`. Stage `s` becomes `fn dyn_stage_s(payload, index)`. User names never
+//! followed by `return;`; `emit r(v);` becomes `dyn_emit_R(v)`. Stage `s` becomes `fn dyn_stage_s(payload, index)`. User names never
 //! start with `dyn_` (the checker rejects that), so generated names cannot collide.
 
 use crate::{Program, Stage};
-use dyngc_syntax::ast::{Block, Span, Stmt};
+use dyngc_syntax::ast::{Span, Stmt};
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -67,8 +67,13 @@ impl ModuleText {
 /// Emits the user-visible part of the module: structs, resources, parameters (as private
 /// variables the kernel fills from the parameter uniform at start-up), file-scope helpers, the
 /// site functions `site_fn(k)` returns, then one function per stage.
-pub fn user_module(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usize) -> String) {
-    user_declarations(program, out, site_fn);
+pub fn user_module(
+    program: &Program,
+    out: &mut ModuleText,
+    site_fn: &dyn Fn(usize) -> String,
+    emit_fn: &dyn Fn(usize) -> String,
+) {
+    user_declarations(program, out, site_fn, emit_fn);
     for stage in &program.stages {
         stage_fn(program, stage, out);
     }
@@ -83,7 +88,12 @@ pub const LANE_BUILTINS: &[&str] = &["dyn_lane", "dyn_group", "dyn_active"];
 
 /// The part of [`user_module`] every stage function depends on: everything but the stage
 /// functions, which never call each other (so each can be checked on its own after these).
-pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn Fn(usize) -> String) {
+pub fn user_declarations(
+    program: &Program,
+    out: &mut ModuleText,
+    site_fn: &dyn Fn(usize) -> String,
+    emit_fn: &dyn Fn(usize) -> String,
+) {
     let src = &program.source;
     for s in &program.structs {
         out.push(&format!("struct {} {{\n", s.name));
@@ -98,10 +108,16 @@ pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn 
             _ => "read_write",
         };
         let elem = r.elem.wgsl(&program.structs);
-        let ty = if r.is_array { format!("array<{elem}>") } else { elem };
+        let ty = if r.is_array || r.stream {
+            format!("array<{elem}>")
+        } else {
+            elem
+        };
         out.push(&format!(
             "@group({}) @binding({}) var<storage, {access}> {}: {ty};\n",
-            r.group, r.binding, r.name
+            r.group,
+            r.binding,
+            binding_var(r)
         ));
     }
     for p in &program.params {
@@ -130,6 +146,29 @@ pub fn user_declarations(program: &Program, out: &mut ModuleText, site_fn: &dyn 
         out.push(&site_fn(k));
         out.push("\n");
     }
+    for r in program.streams() {
+        out.push(&emit_fn(r));
+        out.push("\n");
+    }
+}
+
+/// `fn dyn_emit_R(v: T)`, the function an `emit` into stream resource `r` calls (its body
+/// follows: empty for the checker, the executor's append for the generator).
+pub fn emit_signature(program: &Program, r: usize) -> String {
+    format!(
+        "fn dyn_emit_{r}(v: {})",
+        program.resources[r].elem.wgsl(&program.structs)
+    )
+}
+
+/// The WGSL variable of a resource: its name, except a stream's, which bodies reach only through
+/// `emit` (the executor must count every element), so it gets a reserved name.
+pub fn binding_var(r: &crate::Resource) -> String {
+    if r.stream {
+        format!("dyn_stream_{}", r.name)
+    } else {
+        r.name.clone()
+    }
 }
 
 /// `fn dyn_stage_NAME(payload: T, index: u32) { BODY }`, with sites lowered. Every stage
@@ -142,20 +181,31 @@ pub fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
     };
     let index = stage.index.as_deref().unwrap_or("dyn_no_index");
     let _ = write!(out.text, "fn dyn_stage_{}({payload}, {index}: u32) ", stage.name);
-    let mut sites = stage.sites.iter().copied();
-    block(program, &stage.body, &mut sites, out);
+    block(program, stage, out);
     out.push("\n\n");
 }
 
-/// Copies a block verbatim except for its sites, which become `dyn_site_k(..)` calls. Sites are
-/// numbered in source order, which is the order `sites` yields them.
-pub fn block(program: &Program, body: &Block, sites: &mut dyn Iterator<Item = usize>, out: &mut ModuleText) {
+/// Copies a stage body verbatim except for its sites, which become `dyn_site_k(..)` calls, and
+/// its emits, which become `dyn_emit_R(value)` calls (R the stream's resource index). Both are
+/// numbered in source order, the order `stage.sites` and `stage.emits` list them.
+fn block(program: &Program, stage: &Stage, out: &mut ModuleText) {
     let src = &program.source;
+    let body = &stage.body;
     let mut cursor = body.span.start;
-    let mut spawns = Vec::new();
-    collect_sites(&body.stmts, &mut spawns);
-    for (span, is_become) in spawns {
+    let mut found = Vec::new();
+    collect_sites(&body.stmts, &mut found);
+    let mut sites = stage.sites.iter().copied();
+    let mut emits = stage.emits.iter();
+    for (span, kind) in found {
         out.copy(src, cursor..span.start);
+        cursor = span.end;
+        if kind == SiteKind::Emit {
+            let e = emits.next().expect("one emit site per emit");
+            let _ = write!(out.text, "{{ dyn_emit_{}(", e.stream);
+            out.copy(src, e.value.clone());
+            out.push("); }");
+            continue;
+        }
         let k = sites.next().expect("one edge per site");
         let edge = &program.edges[k];
         let mut args = Vec::new();
@@ -172,17 +222,28 @@ pub fn block(program: &Program, body: &Block, sites: &mut dyn Iterator<Item = us
             }
             out.copy(src, a.clone());
         }
-        out.push(if is_become { "); return; }" } else { "); }" });
-        cursor = span.end;
+        out.push(if kind == SiteKind::Become {
+            "); return; }"
+        } else {
+            "); }"
+        });
     }
     out.copy(src, cursor..body.span.end);
 }
 
-fn collect_sites(stmts: &[Stmt], out: &mut Vec<(Span, bool)>) {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SiteKind {
+    Spawn,
+    Become,
+    Emit,
+}
+
+fn collect_sites(stmts: &[Stmt], out: &mut Vec<(Span, SiteKind)>) {
     for stmt in stmts {
         match stmt {
-            Stmt::Spawn(s) => out.push((s.span.clone(), false)),
-            Stmt::Become(s) => out.push((s.span.clone(), true)),
+            Stmt::Spawn(s) => out.push((s.span.clone(), SiteKind::Spawn)),
+            Stmt::Become(s) => out.push((s.span.clone(), SiteKind::Become)),
+            Stmt::Emit(e) => out.push((e.span.clone(), SiteKind::Emit)),
             Stmt::If { then, else_, .. } => {
                 collect_sites(&then.stmts, out);
                 if let Some(e) = else_ {

@@ -310,6 +310,64 @@ impl Csr {
     }
 }
 
+/// `examples/compact.dyn`: every `x[i]` with `x[i] mod modulus == 0` (`x mod 0 = x`), in input
+/// order (the stream's order is unspecified: compare sorted).
+pub fn compact(x: &[u32], modulus: u32) -> Vec<u32> {
+    x.iter()
+        .copied()
+        .filter(|&v| if modulus == 0 { v == 0 } else { v % modulus == 0 })
+        .collect()
+}
+
+/// One vertex of `examples/tessellate.dyn`: curve, k, position.
+pub type Vertex = (u32, u32, [f32; 2]);
+
+/// `examples/tessellate.dyn`: curve `c` (control points `ctrl[3c..3c + 3]`) gets
+/// `n = clamp(ceil(segments_per_unit * L), 1, 64)` segments, `L = |p1 - p0| + |p2 - p1|`, and
+/// the points `B(k / n)`, `k = 0..=n`, of its quadratic Bezier.
+pub fn tessellate(ctrl: &[[f32; 2]], segments_per_unit: f32) -> Vec<Vertex> {
+    let dist = |a: [f32; 2], b: [f32; 2]| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    let mut out = Vec::new();
+    for (c, p) in ctrl.chunks_exact(3).enumerate() {
+        let l = dist(p[0], p[1]) + dist(p[1], p[2]);
+        // `as u32` saturates (and maps NaN to 0) as WGSL's conversion does.
+        let n = ((segments_per_unit * l).ceil() as u32).clamp(1, 64);
+        for k in 0..=n {
+            let t = k as f32 / n as f32;
+            let s = 1.0 - t;
+            let at = |i: usize| s * s * p[0][i] + 2.0 * s * t * p[1][i] + t * t * p[2][i];
+            out.push((c as u32, k, [at(0), at(1)]));
+        }
+    }
+    out
+}
+
+/// `examples/quadtree.dyn`: the leaves `[x, y, depth, kind]` of the quadtree of the disk of
+/// `radius` around (2048, 2048) on the 4096-unit grid, split while the circle crosses a cell and
+/// its depth is below `max_depth`; kind 0 outside, 1 inside, 2 crossed.
+pub fn quadtree_leaves(radius: u32, max_depth: u32) -> Vec<[u32; 4]> {
+    let r2 = radius as i64 * radius as i64;
+    let mut out = Vec::new();
+    let mut todo = vec![(0u32, 0u32, 0u32)];
+    while let Some((x, y, depth)) = todo.pop() {
+        let size = 4096i64 >> depth;
+        let lo = [x as i64 * size - 2048, y as i64 * size - 2048];
+        let hi = [lo[0] + size, lo[1] + size];
+        let near: i64 = (0..2).map(|i| 0i64.clamp(lo[i], hi[i]).pow(2)).sum();
+        let far: i64 = (0..2).map(|i| lo[i].abs().max(hi[i].abs()).pow(2)).sum();
+        let crossed = near < r2 && far > r2;
+        if crossed && depth < max_depth {
+            for q in 0..4 {
+                todo.push((2 * x + (q & 1), 2 * y + (q >> 1), depth + 1));
+            }
+        } else {
+            let kind = if crossed { 2 } else { u32::from(near < r2) };
+            out.push([x, y, depth, kind]);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -301,6 +301,7 @@ impl Executor {
             })
             .collect();
         let role = |r: Role| self.manifest.bindings.iter().position(|b| b.role == r);
+        let plan_chain = plan.chain_length;
         let run = Run {
             exec: self,
             queue: queue.clone(),
@@ -315,6 +316,19 @@ impl Executor {
             submissions: 0,
             launches: 0,
             elapsed: Duration::ZERO,
+            streams: self
+                .manifest
+                .executor
+                .streams
+                .iter()
+                .map(|st| {
+                    let i = self.manifest.bindings.iter().position(|b| b.name == st.binding);
+                    (i.expect("validated"), Vec::new())
+                })
+                .collect(),
+            stream_sink: SinkSlot(None),
+            stream_drains: 0,
+            chain: plan_chain,
         };
         run.write_fills();
         scopes.finish("allocating the run's buffers")?;
@@ -384,6 +398,36 @@ pub struct Run<'e> {
     submissions: u64,
     launches: u64,
     elapsed: Duration,
+    /// Per stream (manifest order): its binding's index and the elements drained so far (when
+    /// no sink takes them).
+    streams: Vec<(usize, Vec<u8>)>,
+    stream_sink: SinkSlot<'e>,
+    stream_drains: u64,
+    /// Launches the next submission records: the plan's chain length, but 1 after a submission
+    /// that filled a stream window (the launches after a full window leave at once, and the
+    /// window is drained only between submissions), doubling back after each that did not.
+    chain: u32,
+}
+
+/// The run's stream sink, if any (a closure: shown only as present or not).
+struct SinkSlot<'e>(Option<StreamSink<'e>>);
+
+impl std::fmt::Debug for SinkSlot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Some(sink)" } else { "None" })
+    }
+}
+
+/// Receives each drained chunk of a stream: the binding's name and whole elements, laid out as
+/// in the storage buffer (`element.size` bytes each).
+pub type StreamSink<'e> = Box<dyn FnMut(&str, &[u8]) + 'e>;
+
+impl<'e> Run<'e> {
+    /// Sends every drained chunk of every stream output to `sink` as it arrives, instead of
+    /// collecting it for [`Run::read_outputs`] (which then returns those streams empty).
+    pub fn on_stream(&mut self, sink: StreamSink<'e>) {
+        self.stream_sink = SinkSlot(Some(sink));
+    }
 }
 
 impl Run<'_> {
@@ -405,7 +449,10 @@ impl Run<'_> {
 
     /// Writes every output's and buffer's initial contents again (`fill`, or zero), so the run
     /// can be started over with [`Run::record_start`].
-    pub fn reset_outputs(&self) -> Result<(), Error> {
+    pub fn reset_outputs(&mut self) -> Result<(), Error> {
+        for (_, collected) in &mut self.streams {
+            collected.clear();
+        }
         let scopes = Scopes::push(&self.exec.device);
         let mut encoder = self.exec.device.create_command_encoder(&Default::default());
         for (i, b) in self.exec.manifest.bindings.iter().enumerate() {
@@ -471,7 +518,7 @@ impl Run<'_> {
         self.record_continue(encoder);
     }
 
-    /// Records `chain_length` launches of `main`, each followed by the partitioned schedule's
+    /// Records [`Run::chain_length`] launches of `main`, each followed by the partitioned schedule's
     /// dispatches in order (`entry_points.dispatches`); each kernel is preceded by a copy of its
     /// three indirect argument words from the control block into the indirect buffer.
     pub fn record_continue(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -486,7 +533,7 @@ impl Run<'_> {
                         .map(|(p, d)| (p, d.indirect_args)),
                 )
                 .collect();
-        for _ in 0..self.plan.chain_length {
+        for _ in 0..self.chain {
             for (i, (pipeline, args)) in kernels.iter().enumerate() {
                 let at = 3 * WORD * i as u64;
                 encoder.copy_buffer_to_buffer(
@@ -518,11 +565,12 @@ impl Run<'_> {
             let snapshot = self.submit_and_read(first, start, opts.timeout)?;
             first = false;
             self.elapsed = start.elapsed();
-            let mut stats = snapshot.stats;
-            stats.host = self.host_stats();
             if let Some(e) = snapshot.error {
                 return Err(Error::Kernel(e));
             }
+            self.drain(&snapshot)?;
+            let mut stats = snapshot.stats;
+            stats.host = self.host_stats();
             if snapshot.done {
                 return Ok(stats);
             }
@@ -550,6 +598,78 @@ impl Run<'_> {
         }
     }
 
+    /// The stream step of the launch protocol, after each control-block readback (`snapshot`)
+    /// of a run driven by hand with [`Run::record_start`] / [`Run::record_continue`]
+    /// ([`Run::execute`] calls it itself): when a window filled or the run is done, drains the
+    /// streams; then sets the next chain's length (one launch after a full window). Nothing to
+    /// do for a program without streams.
+    pub fn drain(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
+        if snapshot.stream_full || (snapshot.done && snapshot.streams.iter().any(|&(_, w)| w > 0)) {
+            self.drain_streams(&snapshot.streams)?;
+        }
+        self.chain = if snapshot.stream_full {
+            1
+        } else {
+            (self.chain * 2).min(self.plan.chain_length)
+        };
+        Ok(())
+    }
+
+    /// Times the stream windows were drained so far.
+    pub fn stream_drains(&self) -> u64 {
+        self.stream_drains
+    }
+
+    /// Launches the next [`Run::record_continue`] records.
+    pub fn chain_length(&self) -> u32 {
+        self.chain
+    }
+
+    /// Between launches (nothing in flight, so each window's reserved count equals its written
+    /// count): hands each window's elements to the sink or the collection, then empties the
+    /// windows and clears the full flag, ahead of the next submission.
+    fn drain_streams(&mut self, counts: &[(u32, u32)]) -> Result<(), Error> {
+        let manifest = &self.exec.manifest;
+        for (j, &(reserved, written)) in counts.iter().enumerate() {
+            let (i, _) = self.streams[j];
+            let name = manifest.bindings[i].name.clone();
+            if reserved != written {
+                return Err(Error::Gpu {
+                    during: "draining a stream",
+                    message: format!(
+                        "stream `{name}` has {reserved} elements reserved and {written} written between launches (an executor bug: please report it)"
+                    ),
+                });
+            }
+            if written as u64 > self.plan.buffers[i].length {
+                return Err(Error::Gpu {
+                    during: "draining a stream",
+                    message: format!(
+                        "stream `{name}` reports {written} elements in a window of {} (an executor bug: please report it)",
+                        self.plan.buffers[i].length
+                    ),
+                });
+            }
+            let size = manifest.bindings[i].element.size as u64;
+            let bytes = self.read_binding(i, written as u64 * size, Duration::from_secs(600))?;
+            match &mut self.stream_sink.0 {
+                Some(sink) => sink(&name, &bytes),
+                None => self.streams[j].1.extend_from_slice(&bytes),
+            }
+        }
+        let zero = 0u32.to_le_bytes();
+        let control = &self.buffers[self.control];
+        for st in &manifest.executor.streams {
+            self.queue.write_buffer(control, st.reserved_word as u64 * WORD, &zero);
+            self.queue.write_buffer(control, st.written_word as u64 * WORD, &zero);
+        }
+        if let Some(w) = manifest.executor.stream_full {
+            self.queue.write_buffer(control, w as u64 * WORD, &zero);
+        }
+        self.stream_drains += 1;
+        Ok(())
+    }
+
     fn host_stats(&self) -> HostStats {
         HostStats {
             submissions: self.submissions,
@@ -560,6 +680,7 @@ impl Run<'_> {
             fuel: self.plan.fuel,
             chain_length: self.plan.chain_length,
             elapsed_ms: self.elapsed.as_millis() as u64,
+            stream_drains: self.stream_drains,
         }
     }
 
@@ -577,7 +698,7 @@ impl Run<'_> {
         encoder.copy_buffer_to_buffer(&self.buffers[self.control], 0, &self.staging, 0, self.staging.size());
         let index = self.queue.submit([encoder.finish()]);
         self.submissions += 1;
-        self.launches += self.plan.chain_length as u64;
+        self.launches += self.chain as u64;
         scopes.finish("submitting the launch chain")?;
         let words = self
             .read_mapped(&self.staging.clone(), index, start + limit, limit, "the control block")
@@ -684,12 +805,18 @@ impl Run<'_> {
     }
 
     /// Every output binding's contents, exactly `length * element.size` bytes each, in manifest
-    /// order.
+    /// order; a stream's are the elements drained so far (all of them after a completed run, in
+    /// no particular order, unless [`Run::on_stream`] took them).
     pub fn read_outputs(&self) -> Result<Vec<(String, Vec<u8>)>, Error> {
         let mut out = Vec::new();
         for (i, (b, p)) in self.exec.manifest.bindings.iter().zip(&self.plan.buffers).enumerate() {
-            if b.role == Role::Output {
-                out.push((b.name.clone(), self.read_binding(i, p.bytes, Duration::from_secs(600))?));
+            match b.role {
+                Role::Output => out.push((b.name.clone(), self.read_binding(i, p.bytes, Duration::from_secs(600))?)),
+                Role::Stream => {
+                    let collected = self.streams.iter().find(|(s, _)| *s == i).map(|(_, d)| d.clone());
+                    out.push((b.name.clone(), collected.unwrap_or_default()));
+                }
+                _ => {}
             }
         }
         Ok(out)

@@ -48,7 +48,15 @@ pub struct RunSetup<'a> {
     /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
     /// workers first (reserves take at most half the arena), the largest ring in the rest.
     pub ring_slots: Option<u32>,
+    /// Elements each stream output's window holds (docs/executor.md, "Streams"); default
+    /// [`DEFAULT_STREAM_CAPACITY`]. Raised to the stream's `min_capacity` (the most one unit
+    /// emits) and lowered to what the device's largest binding holds: a smaller window means
+    /// more drains, never lost elements.
+    pub stream_capacity: Option<u64>,
 }
+
+/// Default window of a stream output, in elements.
+pub const DEFAULT_STREAM_CAPACITY: u64 = 1 << 20;
 
 impl<'a> RunSetup<'a> {
     pub fn new(arena_bytes: u64) -> Self {
@@ -90,6 +98,11 @@ impl<'a> RunSetup<'a> {
 
     pub fn ring_slots(&mut self, slots: u32) -> &mut Self {
         self.ring_slots = Some(slots);
+        self
+    }
+
+    pub fn stream_capacity(&mut self, elements: u64) -> &mut Self {
+        self.stream_capacity = Some(elements);
         self
     }
 }
@@ -380,6 +393,14 @@ impl Plan {
             put(&mut uniform, slot.offset, n);
         }
 
+        // Stream windows.
+        let mut capacities = HashMap::new();
+        for st in &ex.streams {
+            let capacity = stream_capacity(manifest, st, setup.stream_capacity, workers, limits)?;
+            put(&mut uniform, st.capacity_offset, capacity);
+            capacities.insert(st.binding.clone(), u64::from(capacity));
+        }
+
         // Buffer sizes.
         let mut buffers = Vec::with_capacity(manifest.bindings.len());
         for b in &manifest.bindings {
@@ -397,6 +418,10 @@ impl Plan {
                 Role::Control => (ex.control.words as u64, ex.control.words as u64 * WORD),
                 Role::Arena => (arena_bytes / WORD, arena_bytes),
                 Role::Marks => (marks_words, marks_words.saturating_mul(WORD)),
+                Role::Stream => {
+                    let n = capacities[&b.name];
+                    (n, n * size)
+                }
             };
             let alloc = bytes.max(size).max(WORD).div_ceil(WORD) * WORD;
             let (limit, what) = if b.access == Access::Uniform {
@@ -440,6 +465,36 @@ impl Plan {
     pub fn buffer(&self, name: &str) -> Option<&BufferPlan> {
         self.buffers.iter().find(|b| b.name == name)
     }
+}
+
+/// The window of stream `st`: the requested (or default) capacity, at least the most one unit
+/// emits, at most what the largest binding holds, and small enough that the reservations of
+/// every lane in flight (each at most `min_capacity`) cannot wrap the kernel's 32-bit counter.
+fn stream_capacity(
+    manifest: &Manifest,
+    st: &dyngc_artifact::StreamInfo,
+    requested: Option<u64>,
+    workers: u32,
+    limits: &DeviceLimits,
+) -> Result<u32, Error> {
+    let size = manifest
+        .bindings
+        .iter()
+        .find(|b| b.name == st.binding)
+        .map_or(WORD, |b| u64::from(b.element.size).max(1));
+    let device_most = limits.max_storage_buffer_binding_size.min(limits.max_buffer_size) / size;
+    let in_flight = u64::from(workers) * u64::from(manifest.workgroup_size) * u64::from(st.min_capacity);
+    let counter_most = u64::from(u32::MAX).saturating_sub(in_flight);
+    let most = device_most.min(counter_most);
+    let min = u64::from(st.min_capacity.max(1));
+    if most < min {
+        return Err(Error::Option(format!(
+            "stream `{}` needs a window of at least {min} elements, and this device and worker count allow {most}",
+            st.binding
+        )));
+    }
+    let want = requested.unwrap_or(DEFAULT_STREAM_CAPACITY);
+    Ok(want.clamp(min, most) as u32)
 }
 
 /// Refuses an arena below the program's minimum or above the device's buffer limits.
@@ -583,6 +638,32 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
             d.indirect_args,
             3,
         )?;
+    }
+    let stream_bindings = m.bindings.iter().filter(|b| b.role == Role::Stream).count();
+    if stream_bindings != ex.streams.len() || (stream_bindings > 0) != ex.stream_full.is_some() {
+        return bad(format!(
+            "{stream_bindings} stream bindings, {} entries in executor.streams, stream_full {:?}: they must agree",
+            ex.streams.len(),
+            ex.stream_full
+        ));
+    }
+    if let Some(w) = ex.stream_full {
+        in_control("stream_full", w, 1)?;
+    }
+    for st in &ex.streams {
+        if !m
+            .bindings
+            .iter()
+            .any(|b| b.name == st.binding && b.role == Role::Stream)
+        {
+            return bad(format!(
+                "executor.streams names `{}`, which is not a stream binding",
+                st.binding
+            ));
+        }
+        in_uniform(&format!("capacity of `{}`", st.binding), st.capacity_offset)?;
+        in_control(&format!("reserved word of `{}`", st.binding), st.reserved_word, 1)?;
+        in_control(&format!("written word of `{}`", st.binding), st.written_word, 1)?;
     }
     let a = &ex.arena;
     if a.bytes_per_worker == 0 || a.bytes_per_slot == 0 {
@@ -763,6 +844,8 @@ pub(crate) mod tests {
                 max_spawn_depth: 30,
                 graph_loop: None,
                 schedule: Default::default(),
+                streams: Vec::new(),
+                stream_full: None,
             },
         }
     }

@@ -10,12 +10,14 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 /// The statistics [`Usage`] reads, by their manifest names.
-pub const USAGE_STATS: [&str; 5] = [
+pub const USAGE_STATS: [&str; 7] = [
     "ring_high_water",
     "stack_high_water",
     "fallback_spawns",
     "launches",
     "fuel_exhaustions",
+    "batches",
+    "idle_steps",
 ];
 
 /// One observation of a run's arena: its size and layout, and the kernel's high-water marks so
@@ -43,6 +45,10 @@ pub struct Usage {
     pub launches: u64,
     /// Times a worker left a launch with work still on its stack.
     pub fuel_exhaustions: u64,
+    /// Batches the workers ran, and plan steps in which a worker found nothing: with more idle
+    /// steps than batches the workers were starved, not too few.
+    pub batches: u64,
+    pub idle_steps: u64,
     /// Whether the run had finished when the control block was copied.
     pub done: bool,
     /// From the run's first submission until the host saw this readback.
@@ -76,6 +82,8 @@ impl Usage {
             fallback_spawns: stat("fallback_spawns"),
             launches: stat("launches"),
             fuel_exhaustions: stat("fuel_exhaustions"),
+            batches: stat("batches"),
+            idle_steps: stat("idle_steps"),
             done: snapshot.done,
             elapsed,
         }
@@ -137,7 +145,7 @@ impl PolicyConfig {
 ///   they started with, so older samples describe a size already left behind).
 /// - **Grow** at once when a sample, finished or not, is fallback-bound (`fallback_spawns > 0`
 ///   and `ring_high_water >= touch * ring_slots`) or worker-bound (`fuel_exhaustions > 0` with
-///   fewer workers than requested: its workers ran out of fuel with work on their stacks, and
+///   fewer workers than requested and `idle_steps <= batches`: its busy workers ran out of fuel with work on their stacks, and
 ///   the arena held no more of them; the executor keeps children home when no worker is hungry,
 ///   so such a run never fills the ring). The next size is `size * grow_factor`, at most the
 ///   ceiling.
@@ -225,7 +233,10 @@ impl Policy {
         let c = &self.config;
         let fallback_bound =
             usage.fallback_spawns > 0 && usage.ring_high_water as f64 >= c.touch * usage.ring_slots as f64;
-        let worker_bound = usage.fuel_exhaustions > 0 && usage.workers < usage.requested_workers;
+        // Out of fuel with fewer workers than asked for, while the workers were busy: one
+        // worker left with a long chain while the others idled says nothing about the arena.
+        let worker_bound =
+            usage.fuel_exhaustions > 0 && usage.workers < usage.requested_workers && usage.idle_steps <= usage.batches;
         if fallback_bound || worker_bound {
             // Never below the current size, should the host have set one above the ceiling.
             let next = ((self.size as f64 * c.grow_factor) as u64)
@@ -291,6 +302,8 @@ mod tests {
             "stack_high_water",
             "fallback_spawns",
             "fuel_exhaustions",
+            "batches",
+            "idle_steps",
         ]) {
             m.executor.control.stats.push(StatField {
                 name: name.to_string(),
@@ -323,6 +336,8 @@ mod tests {
             fallback_spawns: fallbacks,
             launches: 1,
             fuel_exhaustions: 0,
+            batches: 10,
+            idle_steps: 0,
             done,
             elapsed: Duration::from_millis(1),
         }
@@ -431,7 +446,12 @@ mod tests {
         };
         // Out of fuel with all the workers it asked for: more memory would not help.
         assert_eq!(p.observe(&out_of_fuel(4096, false)), None);
-        // Out of fuel with fewer workers than asked for: grow, for more workers.
+        // Out of fuel with fewer workers than asked for, but the others idled (one long
+        // chain): more workers would not help either.
+        let mut starved = out_of_fuel(4096, true);
+        starved.idle_steps = starved.batches + 1;
+        assert_eq!(p.observe(&starved), None);
+        // Out of fuel with fewer, busy workers than asked for: grow, for more workers.
         assert_eq!(p.observe(&out_of_fuel(4096, true)), Some(8192));
     }
 

@@ -31,6 +31,8 @@ pub struct HostStats {
     pub chain_length: u32,
     /// Wall-clock time from the first submission to the last read of the control block.
     pub elapsed_ms: u64,
+    /// Times the stream windows were drained (each time a window filled, and once at the end).
+    pub stream_drains: u64,
 }
 
 impl Stats {
@@ -134,7 +136,11 @@ impl fmt::Display for Stats {
             crate::size::format_bytes(h.arena_bytes),
             h.fuel,
             h.elapsed_ms as f64 / 1000.0
-        )
+        )?;
+        if h.stream_drains > 0 {
+            write!(f, ", {} stream drains", h.stream_drains)?;
+        }
+        Ok(())
     }
 }
 
@@ -143,6 +149,10 @@ impl fmt::Display for Stats {
 pub struct Snapshot {
     pub done: bool,
     pub error: Option<KernelError>,
+    /// A unit found a stream window full: the host drains the streams before launching again.
+    pub stream_full: bool,
+    /// Per stream (manifest order): (reserved, written) elements since the last drain.
+    pub streams: Vec<(u32, u32)>,
     /// Kernel statistics; `host` is left at its default.
     pub stats: Stats,
 }
@@ -186,6 +196,13 @@ impl Snapshot {
         Snapshot {
             done: word(c.done) != 0,
             error,
+            stream_full: manifest.executor.stream_full.is_some_and(|w| word(w) != 0),
+            streams: manifest
+                .executor
+                .streams
+                .iter()
+                .map(|st| (word(st.reserved_word), word(st.written_word)))
+                .collect(),
             stats: Stats {
                 fields,
                 units_per_stage,

@@ -82,6 +82,12 @@ impl<'e> Stream<'e> {
     /// A stream whose runs get an arena of `arena_bytes` (checked against the program's minimum
     /// and the device's limits).
     pub fn new(exec: &'e Executor, queue: &wgpu::Queue, arena_bytes: u64) -> Result<Stream<'e>, Error> {
+        if !exec.manifest().executor.streams.is_empty() {
+            return Err(Error::Unsupported(
+                "this program has stream outputs, which the asynchronous `Stream` cannot drain yet; run it with `Run::execute`"
+                    .into(),
+            ));
+        }
         let mut stream = Stream {
             exec,
             queue: queue.clone(),
@@ -315,6 +321,7 @@ impl<'e> Stream<'e> {
             fuel: plan.fuel,
             chain_length: plan.chain_length,
             elapsed_ms: elapsed.as_millis() as u64,
+            stream_drains: 0,
         };
         if snapshot.done {
             let outputs = job

@@ -156,6 +156,8 @@ fn manifest() -> Manifest {
             max_spawn_depth: 1,
             graph_loop: None,
             schedule: Default::default(),
+            streams: Vec::new(),
+            stream_full: None,
         },
     }
 }

@@ -75,6 +75,8 @@ pub enum ResourceType {
     },
     /// A single value of type `T`.
     Single(TypeExpr),
+    /// `stream<T>` (outputs only): as many elements as the graph emits, collected while it runs.
+    Stream { elem: TypeExpr, span: Span },
 }
 
 /// A WGSL type as written: `u32`, `vec3<f32>`, `vec3f`, `atomic<u32>`, `Node`.
@@ -225,6 +227,8 @@ pub enum Stmt {
     Spawn(Spawn),
     /// `become stage(payload);`: replace the current work item and end this invocation.
     Become(Spawn),
+    /// `emit stream(value);`: append one element to a `stream` output.
+    Emit(Emit),
     /// `if (..) { } else if (..) { } else { }`; `else_` holds a nested `If` or a `Block`.
     If {
         cond: Span,
@@ -273,6 +277,15 @@ pub struct Spawn {
     pub span: Span,
 }
 
+/// `emit verts(v);`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Emit {
+    pub stream: Ident,
+    /// The value expression's text span (absent for `emit s();`, which the checker refuses).
+    pub value: Option<Span>,
+    pub span: Span,
+}
+
 impl SizeExpr {
     pub fn span(&self) -> Span {
         match self {
@@ -286,6 +299,7 @@ impl Stmt {
     pub fn span(&self) -> Span {
         match self {
             Stmt::Spawn(s) | Stmt::Become(s) => s.span.clone(),
+            Stmt::Emit(e) => e.span.clone(),
             Stmt::If { span, .. } | Stmt::Loop { span, .. } | Stmt::Switch { span, .. } | Stmt::Other { span } => {
                 span.clone()
             }

@@ -26,6 +26,7 @@ pub const DYN0109: &str = "DYN0109";
 pub const DYN0110: &str = "DYN0110";
 pub const DYN0111: &str = "DYN0111";
 pub const DYN0112: &str = "DYN0112";
+pub const DYN0113: &str = "DYN0113";
 pub const DYN0200: &str = "DYN0200";
 pub const DYN0201: &str = "DYN0201";
 pub const DYN0202: &str = "DYN0202";
@@ -36,6 +37,8 @@ pub const DYN0206: &str = "DYN0206";
 pub const DYN0207: &str = "DYN0207";
 pub const DYN0208: &str = "DYN0208";
 pub const DYN0209: &str = "DYN0209";
+pub const DYN0210: &str = "DYN0210";
+pub const DYN0211: &str = "DYN0211";
 pub const DYN0300: &str = "DYN0300";
 pub const DYN0301: &str = "DYN0301";
 pub const DYN0302: &str = "DYN0302";
@@ -140,6 +143,11 @@ pub const ALL: &[CodeInfo] = &[
         explanation: include_str!("../../../docs/codes/DYN0112.md"),
     },
     CodeInfo {
+        code: DYN0113,
+        title: "misdeclared stream",
+        explanation: include_str!("../../../docs/codes/DYN0113.md"),
+    },
+    CodeInfo {
         code: DYN0200,
         title: "payload mismatch at a spawn site",
         explanation: include_str!("../../../docs/codes/DYN0200.md"),
@@ -188,6 +196,16 @@ pub const ALL: &[CodeInfo] = &[
         code: DYN0209,
         title: "lane builtin outside a wide stage",
         explanation: include_str!("../../../docs/codes/DYN0209.md"),
+    },
+    CodeInfo {
+        code: DYN0210,
+        title: "emit into something that is not a stream",
+        explanation: include_str!("../../../docs/codes/DYN0210.md"),
+    },
+    CodeInfo {
+        code: DYN0211,
+        title: "emit count without a bound",
+        explanation: include_str!("../../../docs/codes/DYN0211.md"),
     },
     CodeInfo {
         code: DYN0300,

@@ -42,6 +42,7 @@ pub(crate) enum Tok {
     Until,
     Spawn,
     Become,
+    Emit,
     // WGSL keywords the parser needs.
     Struct,
     Fn,
@@ -136,6 +137,7 @@ impl Tok {
             Tok::Until => "until",
             Tok::Spawn => "spawn",
             Tok::Become => "become",
+            Tok::Emit => "emit",
             Tok::Struct => "struct",
             Tok::Fn => "fn",
             Tok::Const => "const",
@@ -188,6 +190,7 @@ fn keyword(word: &str) -> Option<Tok> {
         "until" => Tok::Until,
         "spawn" => Tok::Spawn,
         "become" => Tok::Become,
+        "emit" => Tok::Emit,
         "struct" => Tok::Struct,
         "fn" => Tok::Fn,
         "const" => Tok::Const,

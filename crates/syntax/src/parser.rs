@@ -191,7 +191,7 @@ fn skip_one(c: Ctx<'_>, inp: &mut Inp<'_, '_>) {
     }
 }
 
-/// `spawn` or `become` (token `k`) where a statement cannot start.
+/// `spawn`, `become` or `emit` (token `k`) where a statement cannot start.
 fn misplaced_keyword<'s>(c: Ctx<'s>, k: usize) -> PErr<'s> {
     let kw = c.text(k);
     c.custom(
@@ -201,7 +201,11 @@ fn misplaced_keyword<'s>(c: Ctx<'s>, k: usize) -> PErr<'s> {
             c.range(k, k + 1),
             format!("`{kw}` is a reserved word"),
         )
-        .with_hint(format!("write `{kw} stage(payload);` as a statement of its own")),
+        .with_hint(if kw == "emit" {
+            "write `emit stream(value);` as a statement of its own".to_string()
+        } else {
+            format!("write `{kw} stage(payload);` as a statement of its own")
+        }),
     )
 }
 
@@ -235,7 +239,7 @@ fn scan<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>, stop: impl Fn(Tok) -> bool, reser
                 break;
             }
             depth -= 1;
-        } else if reserved && matches!(t, Tok::Spawn | Tok::Become) && c.count_error() {
+        } else if reserved && matches!(t, Tok::Spawn | Tok::Become | Tok::Emit) && c.count_error() {
             inp.emit(misplaced_keyword(c, idx(inp)));
         }
         inp.skip();
@@ -248,7 +252,9 @@ fn scan<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>, stop: impl Fn(Tok) -> bool, reser
 fn starts_statement(c: Ctx<'_>, k: usize) -> bool {
     match c.tok(k) {
         Some(Tok::If) => !(k > 0 && c.tok(k - 1) == Some(Tok::Ident) && c.text(k - 1) == "break"),
-        Some(Tok::For | Tok::While | Tok::Loop | Tok::Switch | Tok::Spawn | Tok::Become | Tok::Const) => true,
+        Some(Tok::For | Tok::While | Tok::Loop | Tok::Switch | Tok::Spawn | Tok::Become | Tok::Emit | Tok::Const) => {
+            true
+        }
         Some(Tok::Ident) => matches!(c.text(k), "let" | "var" | "return" | "break" | "continue" | "discard"),
         _ => false,
     }
@@ -268,7 +274,7 @@ fn scan_statement<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) {
             }
             if k > first && starts_statement(c, k) {
                 let same_line = !c.newline_between(k - 1, k);
-                if !(matches!(t, Tok::Spawn | Tok::Become) && same_line) {
+                if !(matches!(t, Tok::Spawn | Tok::Become | Tok::Emit) && same_line) {
                     break;
                 }
             }
@@ -280,7 +286,7 @@ fn scan_statement<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) {
                 break;
             }
             depth -= 1;
-        } else if matches!(t, Tok::Spawn | Tok::Become) && c.count_error() {
+        } else if matches!(t, Tok::Spawn | Tok::Become | Tok::Emit) && c.count_error() {
             inp.emit(misplaced_keyword(c, k));
         }
         inp.skip();
@@ -295,6 +301,7 @@ fn starts_special_stmt(t: Tok) -> bool {
         t,
         Tok::Spawn
             | Tok::Become
+            | Tok::Emit
             | Tok::If
             | Tok::Else
             | Tok::For
@@ -758,9 +765,23 @@ fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeExpr, PErr<'s
     }))
 }
 
-/// `array<T[, LEN]>` or a plain type.
+/// `array<T[, LEN]>`, `stream<T>` or a plain type.
 fn parse_rtype<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<ResourceType, PErr<'s>> {
     let i = idx(inp);
+    if c.tok(i) == Some(Tok::Ident) && c.text(i) == "stream" && c.tok(i + 1) == Some(Tok::Lt) {
+        inp.skip();
+        inp.skip();
+        let elem = parse_type(c, inp)?;
+        let j = idx(inp);
+        if c.tok(j) != Some(Tok::Gt) {
+            return Err(c.expected(&[Exp::T(Tok::Gt)], j));
+        }
+        inp.skip();
+        return Ok(ResourceType::Stream {
+            elem,
+            span: c.range(i, idx(inp)),
+        });
+    }
     if !(c.tok(i) == Some(Tok::Ident) && c.text(i) == "array" && c.tok(i + 1) == Some(Tok::Lt)) {
         return parse_type(c, inp).map(ResourceType::Single);
     }
@@ -1163,6 +1184,18 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
                 })
             });
 
+        let emit = just(Tok::Emit)
+            .ignore_then(ident(c).labelled("stream name"))
+            .then(just(Tok::LParen).ignore_then(inside(c)).then_ignore(just(Tok::RParen)))
+            .then_ignore(semi.clone())
+            .map_with(move |(target, value), e| {
+                Stmt::Emit(Emit {
+                    stream: target,
+                    value,
+                    span: c.span(e.span()),
+                })
+            });
+
         let cond = text_until(c, |t| matches!(t, Tok::LBrace | Tok::Semi), "condition");
 
         let else_if = just(Tok::Else).ignore_then(
@@ -1302,6 +1335,7 @@ fn block_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Block, Ex<'s>> + Clon
                 other,
                 spawn,
                 become_,
+                emit,
                 if_,
                 for_,
                 while_,
@@ -1906,7 +1940,7 @@ fn to_diagnostic(c: Ctx<'_>, err: PErr<'_>) -> Diagnostic {
                 "the only module-scope variables of .dyn are `var<workgroup> name: T;`: declare storage with \
                  `input`, `output` or `buffer`, run-time values with `param`, and constants with `const`",
             );
-        } else if expects("item") && matches!(t, Tok::Spawn | Tok::Become) {
+        } else if expects("item") && matches!(t, Tok::Spawn | Tok::Become | Tok::Emit) {
             d = d.with_hint(format!("`{}` is a statement: it belongs in a stage body", c.text(i)));
         } else if expects("item") && t == Tok::Semi {
             d = d.with_hint("remove this `;`: only `struct` and `entry loop` declarations may end with one");

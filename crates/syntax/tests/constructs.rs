@@ -750,3 +750,23 @@ fn items_in_any_order() {
     assert!(matches!(file.items[0], Item::Entry(_)));
     assert!(matches!(file.items[4], Item::Struct(_)));
 }
+
+#[test]
+fn emit_statements_and_stream_types() {
+    let src = "output v: stream<vec2<f32>>;\nstage s(@index i: u32) {\n    if (i > 0u) { emit v(vec2(f32(i), 0.0)); }\n    emit v();\n}\n";
+    let file = parse_ok(src);
+    let Item::Resource(r) = &file.items[0] else {
+        panic!("expected the resource first: {:#?}", file.items[0]);
+    };
+    assert!(matches!(&r.ty, ResourceType::Stream { elem, .. } if &src[elem.span.clone()] == "vec2<f32>"));
+    let s = stage(&file, "s");
+    let Stmt::If { then, .. } = &s.body.stmts[0] else {
+        panic!("expected an if: {:#?}", s.body.stmts[0]);
+    };
+    let Stmt::Emit(e) = &then.stmts[0] else {
+        panic!("expected an emit: {:#?}", then.stmts[0]);
+    };
+    assert_eq!(e.stream.name, "v");
+    assert_eq!(&src[e.value.clone().unwrap()], "vec2(f32(i), 0.0)");
+    assert!(matches!(&s.body.stmts[1], Stmt::Emit(e) if e.value.is_none()));
+}

@@ -19,6 +19,7 @@ fn sites(b: &Block, out: &mut Vec<(String, bool, bool)>) {
         match s {
             Stmt::Spawn(x) => out.push((x.target.name.clone(), false, x.count.is_some())),
             Stmt::Become(x) => out.push((x.target.name.clone(), true, false)),
+            Stmt::Emit(_) => {}
             Stmt::If { then, else_, .. } => {
                 sites(then, out);
                 if let Some(e) = else_ {

@@ -2,13 +2,16 @@
 
 use super::decls::StageSig;
 use super::{lex, Checker, GlobalKind};
-use crate::{Edge, EdgeKind, RecursionStep};
+use crate::{Edge, EdgeKind, EmitSite, RecursionStep};
 use dyngc_syntax::ast::{self, Span, Stmt};
 use dyngc_syntax::codes::*;
 use dyngc_syntax::Diagnostic;
 
 /// Most non-keyed spawns one unit may make.
 pub(crate) const MAX_SPAWNS_PER_UNIT: u32 = 16;
+/// Most elements one unit may emit into one stream (declared or counted). Small enough that the
+/// executor's reservations, one per lane in flight, can never wrap a 32-bit counter.
+pub(crate) const MAX_EMIT_PER_UNIT: u32 = 4096;
 
 const BARRIERS: &[&str] = &[
     "workgroupBarrier",
@@ -23,6 +26,16 @@ pub(super) struct Bodies {
     pub sites: Vec<Vec<usize>>,
     pub max_spawns: Vec<u32>,
     pub becomes: Vec<bool>,
+    pub emits: Vec<Vec<EmitSite>>,
+    pub max_emits: Vec<Vec<(usize, u32)>>,
+}
+
+/// One `emit` statement with the loops around it.
+pub(super) struct EmitAt<'a> {
+    pub emit: &'a ast::Emit,
+    pub open_loop: Option<OpenLoop>,
+    /// Product of the constant trip counts of the enclosing loops.
+    pub mult: u64,
 }
 
 /// One `spawn`/`become` statement with its context.
@@ -66,10 +79,10 @@ impl OpenLoop {
     }
 }
 
-/// Sites of `body` in the order [`crate::wgsl::block`] meets them.
-pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> Vec<Site<'a>> {
+/// Sites and emits of `body` in the order [`crate::wgsl::block`] meets them.
+pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> (Vec<Site<'a>>, Vec<EmitAt<'a>>) {
     let exits = exits(src, body);
-    let mut out = Vec::new();
+    let mut out = (Vec::new(), Vec::new());
     let around = Around {
         conditional: false,
         open_loop: None,
@@ -97,7 +110,7 @@ fn becomes(stmts: &[Stmt], out: &mut Vec<usize>) {
     for stmt in stmts {
         match stmt {
             Stmt::Become(s) => out.push(s.span.start),
-            Stmt::Spawn(_) | Stmt::Other { .. } => {}
+            Stmt::Spawn(_) | Stmt::Emit(_) | Stmt::Other { .. } => {}
             Stmt::If { then, else_, .. } => {
                 becomes(&then.stmts, out);
                 if let Some(e) = else_ {
@@ -130,7 +143,7 @@ struct Around {
     continuing: Option<Span>,
 }
 
-fn walk<'a>(exits: &[usize], stmts: &'a [Stmt], around: &Around, out: &mut Vec<Site<'a>>) {
+fn walk<'a>(exits: &[usize], stmts: &'a [Stmt], around: &Around, out: &mut (Vec<Site<'a>>, Vec<EmitAt<'a>>)) {
     let mut cut = false;
     for stmt in stmts {
         let cond = around.conditional || cut;
@@ -139,7 +152,12 @@ fn walk<'a>(exits: &[usize], stmts: &'a [Stmt], around: &Around, out: &mut Vec<S
             ..ctx.clone()
         };
         match stmt {
-            Stmt::Spawn(s) | Stmt::Become(s) => out.push(Site {
+            Stmt::Emit(e) => out.1.push(EmitAt {
+                emit: e,
+                open_loop: around.open_loop.clone(),
+                mult: around.mult,
+            }),
+            Stmt::Spawn(s) | Stmt::Become(s) => out.0.push(Site {
                 spawn: s,
                 is_become: matches!(stmt, Stmt::Become(_)),
                 conditional: cond,
@@ -200,9 +218,14 @@ impl<'a> Checker<'a> {
             sites: Vec::new(),
             max_spawns: Vec::new(),
             becomes: Vec::new(),
+            emits: Vec::new(),
+            max_emits: Vec::new(),
         };
         for (from, st) in stages.iter().enumerate() {
-            let sites = collect_sites(self.src, &st.body);
+            let (sites, emits) = collect_sites(self.src, &st.body);
+            let (emits, max_emits) = self.check_emits(st, &sigs[from], &emits);
+            bodies.emits.push(emits);
+            bodies.max_emits.push(max_emits);
             let mut indices = Vec::new();
             let mut spawns: u64 = 0;
             let mut becomes = false;
@@ -289,6 +312,114 @@ impl<'a> Checker<'a> {
             self.scan_dyn_names(&st.body.span);
         }
         bodies
+    }
+
+    /// The emit sites of stage `st` and, per stream it emits into, the most elements one unit
+    /// may emit: its `@max_emit`, else the count (each emit once, branches added, constant loops
+    /// multiplied), DYN0211 when neither exists or it is too large.
+    fn check_emits(&mut self, st: &ast::Stage, sig: &StageSig, emits: &[EmitAt]) -> (Vec<EmitSite>, Vec<(usize, u32)>) {
+        let mut sites = Vec::new();
+        // Per stream: (resource, counted maximum, first emit in a loop without a constant count).
+        type Unbounded = Option<(Span, OpenLoop)>;
+        let mut counted: Vec<(usize, u64, Unbounded)> = Vec::new();
+        for at in emits {
+            let e = at.emit;
+            let stream = match self.lookup(&e.stream.name, |k| matches!(k, GlobalKind::Resource(_))) {
+                Some(GlobalKind::Resource(r)) if matches!(self.resources[r].ty, ast::ResourceType::Stream { .. }) => r,
+                found => {
+                    let label = match found {
+                        Some(GlobalKind::Resource(_)) => {
+                            format!("`{}` is an array or a single value, not a stream", e.stream.name)
+                        }
+                        Some(k) => format!("`{}` is {}, not a stream output", e.stream.name, k.describe()),
+                        None => format!("no stream output named `{}`", e.stream.name),
+                    };
+                    let d = Diagnostic::error(
+                        DYN0210,
+                        format!("`emit` into `{}`", e.stream.name),
+                        e.stream.span.clone(),
+                        label,
+                    )
+                    .with_hint(format!(
+                        "declare `output {}: stream<T>;`, or write to an array with an assignment",
+                        e.stream.name
+                    ));
+                    self.error(d);
+                    continue;
+                }
+            };
+            let Some(value) = e.value.clone() else {
+                let d = Diagnostic::error(DYN0210, "`emit` without a value", e.span.clone(), "nothing to emit")
+                    .with_hint(format!("write `emit {}(value);`", e.stream.name));
+                self.error(d);
+                continue;
+            };
+            if let Some((n, at_width)) = &sig.width {
+                let d = Diagnostic::error(
+                    DYN0210,
+                    format!("`emit` in wide stage `{}`", st.name.name),
+                    e.span.clone(),
+                    format!("the {n} lanes of a unit would each need room reserved for it"),
+                )
+                .with_label(at_width.clone(), "the stage is wide here")
+                .with_hint("spawn a one-lane stage that emits, or write into an array output");
+                self.error(d);
+                continue;
+            }
+            sites.push(EmitSite {
+                stream,
+                value,
+                span: e.span.clone(),
+            });
+            let open = at.open_loop.clone().map(|l| (e.span.clone(), l));
+            match counted.iter_mut().find(|(r, _, _)| *r == stream) {
+                Some(c) => {
+                    c.1 = c.1.saturating_add(at.mult);
+                    if c.2.is_none() {
+                        c.2 = open;
+                    }
+                }
+                None => counted.push((stream, at.mult, open)),
+            }
+        }
+        let mut max_emits = Vec::new();
+        for (stream, count, open) in counted {
+            let name = self.resources[stream].name.name.clone();
+            if let Some((_, declared, _)) = sig.max_emits.iter().find(|(r, _, _)| *r == stream) {
+                max_emits.push((stream, *declared));
+                continue;
+            }
+            if let Some((emit, lp)) = open {
+                let d = Diagnostic::error(
+                    DYN0211,
+                    format!("stage `{}` has no bound on what it emits into `{name}`", st.name.name),
+                    emit,
+                    "this `emit` runs once per iteration",
+                )
+                .with_label(lp.at, "of this loop, which has no constant trip count")
+                .with_note("the executor reserves room for a unit's emits before the unit starts")
+                .with_hint(format!(
+                    "declare the most one unit emits: `@max_emit({name}, N)` before `stage {}`",
+                    st.name.name
+                ));
+                self.error(d);
+                continue;
+            }
+            if count > u64::from(MAX_EMIT_PER_UNIT) {
+                let d = Diagnostic::error(
+                    DYN0211,
+                    format!("stage `{}` can emit {count} elements into `{name}` in one run", st.name.name),
+                    st.name.span.clone(),
+                    format!("more than the {MAX_EMIT_PER_UNIT} one unit may emit"),
+                )
+                .with_note("counted: each emit once, every branch of an `if`/`switch` added, multiplied by the trip counts of constant loops around it")
+                .with_hint("emit from a fan-out of smaller units (`spawn[n]`), each emitting a part");
+                self.error(d);
+                continue;
+            }
+            max_emits.push((stream, count as u32));
+        }
+        (sites, max_emits)
     }
 
     /// DYN0203: a spawn in a loop whose trip count is not a recognised constant.
@@ -465,7 +596,18 @@ impl<'a> Checker<'a> {
         place: &str,
         explain: impl Fn(Diagnostic) -> Diagnostic,
     ) {
-        for site in collect_sites(self.src, body) {
+        let (sites, emits) = collect_sites(self.src, body);
+        for at in emits {
+            let d = Diagnostic::error(
+                DYN0210,
+                "`emit` outside a stage body",
+                at.emit.span.clone(),
+                format!("`emit` {place}"),
+            )
+            .with_hint("emit from the stage that runs this code");
+            self.error(d);
+        }
+        for site in sites {
             let what = if site.is_become { "become" } else { "spawn" };
             let d = Diagnostic::error(
                 DYN0204,

@@ -43,6 +43,8 @@ pub(super) struct StageSig {
     pub bad_max_depth: bool,
     /// `@width(N)` with the attribute's span, when N is valid.
     pub width: Option<(u32, Span)>,
+    /// `@max_emit(STREAM, N)`: (resource, N, the attribute's span), one per stream.
+    pub max_emits: Vec<(usize, u32, Span)>,
 }
 
 /// Why a type expression could not become a [`Ty`].
@@ -471,7 +473,12 @@ impl<'a> Checker<'a> {
             let (elem_te, len, is_array, ty_span) = match &r.ty {
                 ast::ResourceType::Array { elem, len, span } => (elem, len.as_ref(), true, span.clone()),
                 ast::ResourceType::Single(te) => (te, None, false, te.span.clone()),
+                ast::ResourceType::Stream { elem, span } => (elem, None, false, span.clone()),
             };
+            let stream = matches!(r.ty, ast::ResourceType::Stream { .. });
+            if stream {
+                self.check_stream_decl(r, elem_te, &ty_span, structs);
+            }
             let elem = match self.resolve_ty(elem_te) {
                 Ok(t) => {
                     if r.kind == ResourceKind::Input && Self::contains_atomic(&t, structs) {
@@ -544,9 +551,10 @@ impl<'a> Checker<'a> {
                 _ => None,
             };
 
-            // Fill.
+            // Fill (a stream's was refused above).
             let fill = match &r.fill {
                 None => None,
+                Some(_) if stream => None,
                 Some(lit) => {
                     if r.kind == ResourceKind::Input {
                         let d = Diagnostic::error(
@@ -593,6 +601,7 @@ impl<'a> Checker<'a> {
                 name: r.name.name.clone(),
                 elem,
                 is_array,
+                stream,
                 len,
                 fill,
                 group: 0,
@@ -633,6 +642,105 @@ impl<'a> Checker<'a> {
             }
         }
         out
+    }
+
+    /// `@max_emit(STREAM, N)`: the stream's resource index and N (1..=MAX_EMIT_PER_UNIT), or
+    /// `None` after reporting why not.
+    fn max_emit_attr(&mut self, a: &ast::Attribute) -> Option<(usize, u32)> {
+        let usage = |c: &mut Self, span: Span, label: String| {
+            let d = Diagnostic::error(DYN0211, "malformed `@max_emit`", span, label).with_hint(
+                "write `@max_emit(STREAM, N)`: a stream output and the most elements one unit emits into it",
+            );
+            c.error(d);
+        };
+        let [ast::SizeExpr::Param(stream), n] = a.args.as_slice() else {
+            usage(self, a.span.clone(), "expected a stream name and a count".into());
+            return None;
+        };
+        let r = match self.lookup(&stream.name, |k| matches!(k, GlobalKind::Resource(_))) {
+            Some(GlobalKind::Resource(r)) if matches!(self.resources[r].ty, ast::ResourceType::Stream { .. }) => r,
+            _ => {
+                usage(
+                    self,
+                    stream.span.clone(),
+                    format!("`{}` is not a stream output", stream.name),
+                );
+                return None;
+            }
+        };
+        let value = match n {
+            ast::SizeExpr::Int { value, .. } => *value,
+            other => {
+                usage(self, other.span(), "the count must be an integer literal".into());
+                return None;
+            }
+        };
+        if value == 0 || value > u64::from(super::body::MAX_EMIT_PER_UNIT) {
+            let d = Diagnostic::error(
+                DYN0211,
+                format!("`@max_emit` of {value}"),
+                n.span(),
+                format!(
+                    "a unit may emit 1 to {} elements into a stream",
+                    super::body::MAX_EMIT_PER_UNIT
+                ),
+            )
+            .with_note("the executor reserves this much room in the stream's window before it starts a unit")
+            .with_hint(if value == 0 {
+                "a stage that never emits into the stream needs no `@max_emit` for it"
+            } else {
+                "emit from a fan-out of smaller units (`spawn[n]`), each emitting a part"
+            });
+            self.error(d);
+            return None;
+        }
+        Some((r, value as u32))
+    }
+
+    /// DYN0113: a `stream<T>` is an `output` of non-atomic elements without a fill value.
+    fn check_stream_decl(&mut self, r: &ast::Resource, elem: &ast::TypeExpr, ty_span: &Span, structs: &Structs) {
+        if r.kind != ResourceKind::Output {
+            let kind = if r.kind == ResourceKind::Input {
+                "input"
+            } else {
+                "buffer"
+            };
+            let d = Diagnostic::error(
+                DYN0113,
+                format!("{kind} `{}` cannot be a stream", r.name.name),
+                ty_span.clone(),
+                "only outputs are streams",
+            )
+            .with_note("a stream collects what stage bodies `emit` and hands it to the host while the graph runs")
+            .with_hint(format!(
+                "declare it `output {}: stream<{}>;`",
+                r.name.name,
+                self.text(&elem.span)
+            ));
+            self.error(d);
+        }
+        if let Some(lit) = &r.fill {
+            let d = Diagnostic::error(
+                DYN0113,
+                format!("stream `{}` cannot have a fill value", r.name.name),
+                lit.span.clone(),
+                "a stream holds only the elements emitted into it",
+            )
+            .with_hint("remove the `= ...`");
+            self.error(d);
+        }
+        if let Ok(t) = self.resolve_ty(elem) {
+            if Self::contains_atomic(&t, structs) {
+                let d = Diagnostic::error(
+                    DYN0113,
+                    format!("stream `{}` holds atomics", r.name.name),
+                    elem.span.clone(),
+                    "stream elements are written once by `emit` and never updated",
+                )
+                .with_hint("use the plain type (`u32` for `atomic<u32>`)");
+                self.error(d);
+            }
+        }
     }
 
     /// DYN0104 unless `value < limit`, WebGPU's guaranteed minimum of the device limit `name`:
@@ -689,6 +797,19 @@ impl<'a> Checker<'a> {
                 match self.lookup(name, |k| matches!(k, GlobalKind::Resource(_))) {
                     Some(GlobalKind::Resource(j)) => {
                         let target = self.resources[j];
+                        if let ast::ResourceType::Stream { .. } = target.ty {
+                            let d = Diagnostic::error(
+                                DYN0106,
+                                format!("`len({name})` of a stream"),
+                                span.clone(),
+                                format!(
+                                    "`{name}` is a stream: how many elements it gets is known only as the graph runs"
+                                ),
+                            )
+                            .with_hint("size with the inputs and parameters the emits depend on, or make it an array");
+                            self.error(d);
+                            return None;
+                        }
                         if !matches!(target.ty, ast::ResourceType::Array { .. }) {
                             let d = Diagnostic::error(
                                 DYN0106,
@@ -940,6 +1061,7 @@ impl<'a> Checker<'a> {
             let mut keyed = None;
             let mut width_attr: Option<&ast::Attribute> = None;
             let mut width = None;
+            let mut max_emits = Vec::new();
             for a in &s.attrs {
                 match a.name.name.as_str() {
                     "max_depth" => {
@@ -977,7 +1099,16 @@ impl<'a> Checker<'a> {
                         width_attr = Some(a);
                         width = self.width_attr(a).map(|w| (w, a.span.clone()));
                     }
-                    _ => self.unknown_attr(a, "stages", &["max_depth", "keyed", "width"]),
+                    "max_emit" => {
+                        if let Some((r, n)) = self.max_emit_attr(a) {
+                            if max_emits.iter().any(|(q, _, _)| *q == r) {
+                                self.duplicate_attr(a);
+                            } else {
+                                max_emits.push((r, n, a.span.clone()));
+                            }
+                        }
+                    }
+                    _ => self.unknown_attr(a, "stages", &["max_depth", "keyed", "width", "max_emit"]),
                 }
             }
             let payload = match &s.payload {
@@ -1085,6 +1216,7 @@ impl<'a> Checker<'a> {
                 max_depth,
                 bad_max_depth,
                 width,
+                max_emits,
             });
         }
         out

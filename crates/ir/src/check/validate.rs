@@ -2,7 +2,7 @@
 
 use super::body::collect_sites;
 use super::names::with_article;
-use crate::wgsl::{stage_fn, user_declarations, ModuleText};
+use crate::wgsl::{emit_signature, stage_fn, user_declarations, ModuleText};
 use crate::{EdgeKind, Program};
 use dyngc_syntax::ast::{self, Span};
 use dyngc_syntax::codes::*;
@@ -35,9 +35,19 @@ fn spans_ok(p: &Program) -> bool {
         if !ok(body) {
             return false;
         }
-        let sites = collect_sites(src, &stage.body);
-        if sites.len() != stage.sites.len() {
+        let (sites, emits) = collect_sites(src, &stage.body);
+        if sites.len() != stage.sites.len() || emits.len() != stage.emits.len() {
             return false;
+        }
+        for (at, e) in emits.iter().zip(&stage.emits) {
+            let inside = |s: &Span| ok(s) && s.start >= body.start && s.end <= body.end;
+            if at.emit.span != e.span
+                || !inside(&e.span)
+                || !inside(&e.value)
+                || !p.resources.get(e.stream).is_some_and(|r| r.stream)
+            {
+                return false;
+            }
         }
         let mut cursor = body.start;
         for (site, &k) in sites.iter().zip(&stage.sites) {
@@ -77,7 +87,9 @@ pub(super) fn validate(
         .with_note("this is a bug in whatever built the syntax tree")];
     }
     let mut shared = ModuleText::default();
-    user_declarations(program, &mut shared, &|k| site_stub(program, k));
+    user_declarations(program, &mut shared, &|k| site_stub(program, k), &|r| {
+        format!("{} {{}}", emit_signature(program, r))
+    });
     let mut units = Vec::new();
     for stage in &program.stages {
         let mut unit = ModuleText::default();

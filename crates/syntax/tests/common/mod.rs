@@ -125,6 +125,12 @@ fn check_stmt(src: &str, s: &Stmt, parent: &Span) {
                 inside(src, c, &span, "count");
             }
         }
+        Stmt::Emit(e) => {
+            inside(src, &e.stream.span, &span, "emit stream");
+            if let Some(v) = &e.value {
+                inside(src, v, &span, "emitted value");
+            }
+        }
         Stmt::If { cond, then, else_, .. } => {
             inside(src, cond, &span, "cond");
             check_block(src, then, &span);

@@ -64,6 +64,12 @@ fn stmt(r: &mut Rng, s: &mut Stmt, len: usize) {
     }
     match s {
         Stmt::Spawn(sp) | Stmt::Become(sp) => spawn(r, sp, len),
+        Stmt::Emit(e) => {
+            span(r, &mut e.span, len);
+            if let Some(v) = &mut e.value {
+                span(r, v, len);
+            }
+        }
         Stmt::If {
             cond,
             then,

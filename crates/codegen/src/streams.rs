@@ -1,0 +1,142 @@
+//! Stream outputs (docs/executor.md, "Streams"): the `emit` functions bodies call, and the
+//! reservation around each unit of an emitting stage.
+//!
+//! Stream `j` (the `j`-th stream resource) has a window of `dyn_params.dyn_cap_NAME` elements
+//! and two control words: `reserved`, the room promised to units that started, and `written`,
+//! the elements appended. A unit starts only after reserving its stage's maximum in every stream
+//! it emits into, so `written <= reserved <= capacity` always holds and an emit never fails for
+//! want of room; at the unit's end the unused part of its reservation is given back. A unit
+//! that cannot reserve is staged again as a frame of its own (`dyn_defer`) and raises the full
+//! flag: workers leave the launch, and the host drains the windows and launches again.
+
+use crate::layout::Layout;
+use dyngc_ir::{Program, StageId};
+use std::fmt::Write;
+
+/// The stream index `j` of resource `r`.
+fn stream_index(program: &Program, r: usize) -> u32 {
+    program
+        .streams()
+        .iter()
+        .position(|&s| s == r)
+        .expect("a stream resource") as u32
+}
+
+/// `fn dyn_emit_R(v: T)`: appends `v` to stream `r`'s window, within the unit's reservation.
+pub fn emit_fn(program: &Program, layout: &Layout, r: usize) -> String {
+    let j = stream_index(program, r);
+    let (_, written) = layout.stream_words(j);
+    let res = &program.resources[r];
+    format!(
+        "{sig} {{
+    if (dyn_emitted_{j} >= dyn_emit_room_{j}) {{
+        dyn_fail(DYN_ERR_EMIT_BOUND, dyn_cur_stage, dyn_emitted_{j} + 1u, dyn_emit_room_{j});
+        return;
+    }}
+    dyn_emitted_{j} += 1u;
+    let i = atomicAdd(&dyn_control[{written}u], 1u);
+    if (i >= dyn_params.dyn_cap_{name}) {{
+        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, i, dyn_params.dyn_cap_{name});
+        return;
+    }}
+    {var}[i] = v;
+}}
+",
+        sig = dyngc_ir::wgsl::emit_signature(program, r),
+        name = res.name,
+        var = dyngc_ir::wgsl::binding_var(res),
+    )
+}
+
+/// Per stream: the unit's reservation and count, and the functions that take and return room.
+pub fn stream_glue(program: &Program, layout: &Layout) -> String {
+    let mut out = String::new();
+    for (j, &r) in program.streams().iter().enumerate() {
+        let (reserved, _) = layout.stream_words(j as u32);
+        let cap = format!("dyn_params.dyn_cap_{}", program.resources[r].name);
+        // The relaxed load first keeps a full window from being hammered by adds that must be
+        // undone; the add decides. `cap >= m` (the host never makes a window smaller than the
+        // largest maximum), and at most one reservation per lane is in flight, each at most
+        // MAX_EMIT_PER_UNIT, so the counter cannot wrap.
+        let _ = write!(
+            out,
+            "var<private> dyn_emitted_{j}: u32;
+var<private> dyn_emit_room_{j}: u32;
+
+fn dyn_reserve_{j}(m: u32) -> bool {{
+    if (atomicLoad(&dyn_control[{reserved}u]) > {cap} - m) {{
+        atomicStore(&dyn_control[DYN_C_STREAM_FULL], 1u);
+        return false;
+    }}
+    if (atomicAdd(&dyn_control[{reserved}u], m) > {cap} - m) {{
+        atomicSub(&dyn_control[{reserved}u], m);
+        atomicStore(&dyn_control[DYN_C_STREAM_FULL], 1u);
+        return false;
+    }}
+    dyn_emitted_{j} = 0u;
+    dyn_emit_room_{j} = m;
+    return true;
+}}
+
+fn dyn_release_{j}() {{
+    let unused = dyn_emit_room_{j} - dyn_emitted_{j};
+    if (unused != 0u) {{
+        atomicSub(&dyn_control[{reserved}u], unused);
+    }}
+    dyn_emit_room_{j} = 0u;
+}}
+
+// A later stream of the same unit was full: the unit does not start, so all of this goes back.
+fn dyn_release_all_{j}() {{
+    atomicSub(&dyn_control[{reserved}u], dyn_emit_room_{j});
+    dyn_emit_room_{j} = 0u;
+}}
+
+"
+        );
+    }
+    out
+}
+
+/// The body of `dyn_execute`'s case for one-lane stage `stage`: `call` runs the unit. A stage
+/// that emits reserves first, in every stream it emits into (giving back what it took when a
+/// later one is full), and defers the unit when any is full.
+pub fn execute_case(program: &Program, stage: StageId, call: &str, domain: Option<String>) -> String {
+    let st = &program.stages[stage];
+    if st.max_emits.is_empty() {
+        return format!("{call};");
+    }
+    let j: Vec<(u32, u32)> = st
+        .max_emits
+        .iter()
+        .map(|&(r, m)| (stream_index(program, r), m))
+        .collect();
+    let mut reserve = String::new();
+    for (k, (s, m)) in j.iter().enumerate() {
+        let undo: String = j[..k].iter().map(|(p, _)| format!(" dyn_release_all_{p}();")).collect();
+        let _ = write!(
+            reserve,
+            "\n            if (room && !dyn_reserve_{s}({m}u)) {{\n                room = false;{undo}\n            }}"
+        );
+    }
+    let release: String = j
+        .iter()
+        .map(|(s, _)| format!("\n                dyn_release_{s}();"))
+        .collect();
+    // A keyed unit goes back as its key (set semantics: it runs again later); any other as a
+    // one-index frame.
+    let defer = match domain {
+        Some(d) => {
+            format!("dyn_lane_deferred = true;\n                dyn_push_keyed({stage}u, dyn_unit_words[0], {d});")
+        }
+        None => format!("dyn_defer({stage}u, index);"),
+    };
+    format!(
+        "var room = true;{reserve}
+            if (room) {{
+                {call};{release}
+            }} else {{
+                {defer}
+            }}"
+    )
+}
