@@ -29,7 +29,7 @@ const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cl
 // Broadcast commands from lane 0.
 const DYN_CMD_NONE: u32 = 0u;
 const DYN_CMD_EXIT: u32 = 1u;
-const DYN_CMD_CLAIM: u32 = 2u;  // [_, ticket, count]: copy ring frames onto the stack
+const DYN_CMD_CLAIM: u32 = 2u;  // [_, ticket, count, shard]: copy ring frames onto the stack
 const DYN_CMD_GATHER: u32 = 3u; // [_, frames, count, top]: lanes over the top frames (dyn_wg_pack)
 const DYN_CMD_RANGE: u32 = 4u;  // [_, frame, count, lo]: lanes take indices lo..lo+count of stack[frame]
 const DYN_CMD_ROUND: u32 = 5u;  // this worker ended the round: evaluate `until`, seed the next
@@ -58,8 +58,8 @@ const DYN_S_COUNT: u32 = 9u;
 
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
 // After a batch, lane 0 to all: [carries stacked, frames to the ring, children kept, first
-// ticket, stack base for the new frames].
-var<workgroup> dyn_wg_post: array<u32, 5>;
+// ticket, stack base for the new frames, ring shard of the ticket].
+var<workgroup> dyn_wg_post: array<u32, 6>;
 var<workgroup> dyn_wg_top: u32;
 var<workgroup> dyn_wg_fuel: u32;
 var<workgroup> dyn_wg_idle: u32;
@@ -67,14 +67,18 @@ var<workgroup> dyn_wg_idle: u32;
 var<workgroup> dyn_wg_seen_pending: u32;
 var<workgroup> dyn_wg_exhausted: u32;
 var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
-// Ring ticket + 1 of the split of the running range published this batch (0 = none).
+// Ring ticket + 1 of the split of the running range published this batch (0 = none), and its
+// shard.
 var<workgroup> dyn_wg_split: u32;
-// The ring head as dyn_lend_budget last read it.
+var<workgroup> dyn_wg_split_shard: u32;
+// The home shard's head as dyn_lend_budget last read it.
 var<workgroup> dyn_wg_head: u32;
-// A ring scan shared by the lanes: [first ticket, slots to check], and how many from the first
-// were ready (dyn_ring_scan).
-var<workgroup> dyn_wg_scan: array<u32, 2>;
+// A ring scan shared by the lanes: [shard, first ticket, slots to check], and how many from the
+// first were ready (dyn_ring_scan).
+var<workgroup> dyn_wg_scan: array<u32, 3>;
 var<workgroup> dyn_wg_scan_run: atomic<u32>;
+// The nearest shard, from the home shard on, with queued frames (dyn_prescan).
+var<workgroup> dyn_wg_probe: atomic<u32>;
 // Index counts (hi - lo), first indices and (programs with a wide stage) stages of the frames
 // from the stack top down, up to a batch (dyn_prescan).
 var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
@@ -109,6 +113,10 @@ var<private> dyn_held_words: array<u32, DYN_PAYLOAD_WORDS>;
 // The lane staged a frame this batch: it runs no further unit (the caps allow one unit's spawns
 // per lane).
 var<private> dyn_lane_staged: bool;
+// The ring's shards (dyn_shard_setup): how many, slots in each, and this worker's home shard.
+var<private> dyn_shards: u32;
+var<private> dyn_shard_slots: u32;
+var<private> dyn_home: u32;
 // The lane's unit found no room in a stream window and was staged again (dyn_defer): it did not
 // run, and the lane runs nothing more this batch.
 var<private> dyn_lane_deferred: bool;
@@ -127,11 +135,38 @@ fn dyn_stack_frame(worker: u32, index: u32) -> u32 {
     return dyn_params.dyn_workers + (worker * DYN_STACK_FRAMES + index) * DYN_FRAME_WORDS;
 }
 
-// Ring slot states, per ticket t in slot s = t % slots (slots is a power of two, so tickets may
-// wrap): t - s means empty and ready for t; t - s + 1 means t is published. A consumer of t
-// stores t - s + slots, making the slot ready for t + slots.
+// The ring is split into shards, each a ring of its own with its head and tail on a control
+// line of their own (docs/executor.md, "Ring shards"): about one shard per DYN_SHARD_WORKERS
+// workers, a power of two, at most DYN_MAX_SHARDS, and at least DYN_MIN_SHARD_SLOTS slots each
+// (so a small ring is one shard). Worker `me` publishes to its home shard `me % shards`.
+fn dyn_shard_setup(me: u32) {
+    let slots = dyn_params.dyn_ring_slots;
+    let by_workers = max(1u, dyn_params.dyn_workers / DYN_SHARD_WORKERS);
+    let by_slots = max(1u, slots / DYN_MIN_SHARD_SLOTS);
+    dyn_shards = 1u << firstLeadingBit(min(min(by_workers, by_slots), DYN_MAX_SHARDS));
+    dyn_shard_slots = slots / dyn_shards;
+    dyn_home = me & (dyn_shards - 1u);
+}
+
+fn dyn_shard_head(shard: u32) -> u32 {
+    return DYN_C_SHARDS + shard * DYN_LINE_WORDS;
+}
+
+fn dyn_shard_tail(shard: u32) -> u32 {
+    return DYN_C_SHARDS + shard * DYN_LINE_WORDS + 1u;
+}
+
+// The ring slot (0 .. ring_slots) of ticket t of a shard: shard s owns slots
+// s * shard_slots .. (s + 1) * shard_slots.
+fn dyn_slot(shard: u32, t: u32) -> u32 {
+    return shard * dyn_shard_slots + (t & (dyn_shard_slots - 1u));
+}
+
+// Slot states, per ticket t of a shard in its slot s = t % shard_slots (a power of two, so
+// tickets may wrap): t - s means empty and ready for t; t - s + 1 means t is published. A
+// consumer of t stores t - s + shard_slots, making the slot ready for t + shard_slots.
 fn dyn_ticket_base(t: u32) -> u32 {
-    return t - (t & (dyn_params.dyn_ring_slots - 1u));
+    return t - (t & (dyn_shard_slots - 1u));
 }
 
 // Records the first error and stops the run. Any lane may call it.
@@ -154,36 +189,35 @@ fn dyn_stop() {
     atomicStore(&dyn_control[DYN_C_ARGS], 0u);
 }
 
-// How many of the `n` ring slots from ticket `t` are ready for `state(ticket)`, counted from `t`
-// until the first that is not (one load after another).
-fn dyn_ring_run(t: u32, n: u32, published: u32) -> u32 {
-    let slots = dyn_params.dyn_ring_slots;
+// How many of the `n` slots of `shard` from ticket `t` are ready for `state(ticket)`, counted
+// from `t` until the first that is not (one load after another).
+fn dyn_ring_run(shard: u32, t: u32, n: u32, published: u32) -> u32 {
     var k = 0u;
     for (; k < n; k++) {
         let tk = t + k;
-        if (atomicLoad(&dyn_arena[dyn_ring_state(tk & (slots - 1u))]) != dyn_ticket_base(tk) + published) {
+        if (atomicLoad(&dyn_arena[dyn_ring_state(dyn_slot(shard, tk))]) != dyn_ticket_base(tk) + published) {
             break;
         }
     }
     return k;
 }
 
-// Every lane: the same count as dyn_ring_run(base, n, published), with one load per lane instead
-// of `n` in a row. Lane 0 has written `base` and `n` to dyn_wg_scan; the result is in
-// dyn_wg_scan_run for lane 0 after the closing barrier. (A few attempts of lane 0 alone follow
-// when the compare-and-swap this prepares loses a race.)
+// Every lane: the same count as dyn_ring_run(shard, base, n, published), with one load per lane
+// instead of `n` in a row. Lane 0 has written `shard`, `base` and `n` to dyn_wg_scan; the result
+// is in dyn_wg_scan_run for lane 0 after the closing barrier. (A few attempts of lane 0 alone
+// follow when the compare-and-swap this prepares loses a race.)
 fn dyn_ring_scan(lid: u32, published: u32) {
-    let slots = dyn_params.dyn_ring_slots;
     let scan = workgroupUniformLoad(&dyn_wg_scan);
-    let base = scan[0];
-    let n = scan[1];
+    let shard = scan[0];
+    let base = scan[1];
+    let n = scan[2];
     if (n == 0u) {
         // Nothing to check (a batch that spawned nothing): skip the barrier too.
         return;
     }
     for (var j = lid; j < n; j += DYN_WG) {
         let t = base + j;
-        if (atomicLoad(&dyn_arena[dyn_ring_state(t & (slots - 1u))]) != dyn_ticket_base(t) + published) {
+        if (atomicLoad(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))]) != dyn_ticket_base(t) + published) {
             atomicMin(&dyn_wg_scan_run, j);
         }
     }
@@ -191,48 +225,75 @@ fn dyn_ring_scan(lid: u32, published: u32) {
 }
 
 // Lane 0 only. Reserves up to `n` consecutive empty ring slots, the first attempt taking `k0`
-// slots from ticket `t0` (found empty by a scan); returns the count, the first ticket in
-// dyn_wg_post[3]. Bounded: a few attempts, then it reports no room.
+// slots from ticket `t0` of the home shard (found empty by a scan); returns the count, the first
+// ticket in dyn_wg_post[3] and its shard in dyn_wg_post[5]. A race (a compare-and-swap lost to
+// another producer of the shard, or a tail that moved since it was read) moves on to the next
+// shard; an attempt that finds its shard's next slot taken with the tail unmoved finds the shard
+// full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
 fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
     if (n == 0u) {
         return 0u;
     }
+    var shard = dyn_home;
     var t = t0;
     var k = k0;
     for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
         if (attempt > 0u) {
-            k = dyn_ring_run(t, n, 0u);
+            k = dyn_ring_run(shard, t, n, 0u);
         }
-        if (k == 0u) {
-            return 0u;
+        var now = t;
+        if (k > 0u) {
+            let r = atomicCompareExchangeWeak(&dyn_control[dyn_shard_tail(shard)], t, t + k);
+            if (r.exchanged) {
+                dyn_wg_post[3] = t;
+                dyn_wg_post[5] = shard;
+                // Occupancy of this shard, scaled to the whole ring (the ring as full as this
+                // shard): what the sizing policy compares with the ring's slots.
+                var head = dyn_wg_head;
+                if (shard != dyn_home) {
+                    head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
+                }
+                let used = min(t + k - head, dyn_shard_slots) * dyn_shards;
+                dyn_wg_stats[DYN_S_RING_HIGH_WATER] = max(dyn_wg_stats[DYN_S_RING_HIGH_WATER], used);
+                return k;
+            }
+            now = r.old_value;
+        } else {
+            now = atomicLoad(&dyn_control[dyn_shard_tail(shard)]);
+            if (now == t) {
+                // The slot at the tail is not empty yet: the shard is full.
+                return 0u;
+            }
         }
-        let r = atomicCompareExchangeWeak(&dyn_control[DYN_C_TAIL], t, t + k);
-        if (r.exchanged) {
-            dyn_wg_post[3] = t;
-            return k;
+        // Lost a race: another producer of this shard moved its tail. Try the next shard (one
+        // shard: this one again, from the tail the winner left).
+        if (dyn_shards > 1u) {
+            shard = (shard + 1u) & (dyn_shards - 1u);
+            now = atomicLoad(&dyn_control[dyn_shard_tail(shard)]);
         }
-        // Lost the race: try again from the tail the winner left.
-        t = r.old_value;
+        t = now;
     }
     dyn_wg_stats[DYN_S_RESERVES_LOST] += 1u;
     return 0u;
 }
 
-// Lane 0 only. Claims up to `n` (at most DYN_BATCH) published frames from the ring head, the
-// first attempt taking `k0` frames from ticket `h0` (found published by a scan).
-fn dyn_ring_claim(h0: u32, k0: u32, n: u32) -> u32 {
+// Lane 0 only. Claims up to `n` (at most DYN_BATCH) published frames from the head of `shard`,
+// the first attempt taking `k0` frames from ticket `h0` (found published by a scan). Ticket and
+// shard go to dyn_wg_cmd[1] and dyn_wg_cmd[3].
+fn dyn_ring_claim(shard: u32, h0: u32, k0: u32, n: u32) -> u32 {
     var h = h0;
     var k = k0;
     for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
         if (attempt > 0u) {
-            k = dyn_ring_run(h, n, 1u);
+            k = dyn_ring_run(shard, h, n, 1u);
         }
         if (k == 0u) {
             return 0u;
         }
-        let r = atomicCompareExchangeWeak(&dyn_control[DYN_C_HEAD], h, h + k);
+        let r = atomicCompareExchangeWeak(&dyn_control[dyn_shard_head(shard)], h, h + k);
         if (r.exchanged) {
             dyn_wg_cmd[1] = h;
+            dyn_wg_cmd[3] = shard;
             return k;
         }
         h = r.old_value;
@@ -241,14 +302,14 @@ fn dyn_ring_claim(h0: u32, k0: u32, n: u32) -> u32 {
     return 0u;
 }
 
-// Lane 0 only. How many more frames the ring should take to feed idle workers: up to
-// `workers * DYN_LEND_FRAMES` queued (tail - head; both relaxed reads, so an estimate, which is
-// all a policy needs). Frames beyond it stay on the spawner's stack, depth-first. `tail` is the
-// value the caller read; the head read is left in dyn_wg_head.
+// Lane 0 only. How many more frames the home shard should take to feed idle workers: up to
+// DYN_LEND_FRAMES per worker of the shard queued (tail - head; both relaxed reads, so an
+// estimate, which is all a policy needs). Frames beyond it stay on the spawner's stack,
+// depth-first. `tail` is the home tail the caller read; the head read is left in dyn_wg_head.
 fn dyn_lend_budget(tail: u32) -> u32 {
-    dyn_wg_head = atomicLoad(&dyn_control[DYN_C_HEAD]);
+    dyn_wg_head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
     let queued = tail - dyn_wg_head;
-    let wanted = dyn_params.dyn_workers * DYN_LEND_FRAMES;
+    let wanted = dyn_params.dyn_workers / dyn_shards * DYN_LEND_FRAMES;
     if (queued >= wanted) {
         return 0u;
     }
@@ -288,22 +349,43 @@ fn dyn_sweep(me: u32) -> u32 {
 }
 
 // Every lane, before lane 0 plans: the loads the plan needs, one per lane instead of a row of
-// them in lane 0. With an empty stack: how many frames after the ring head are published (no
-// scan when the ring is empty). Else: the index count, first index and (programs with a wide
-// stage) stage of each frame from the stack top down, up to a batch.
+// them in lane 0. With an empty stack: the nearest shard with queued frames, from the home
+// shard on (one probe of each shard, the lanes in parallel), and how many frames after its head
+// are published (no scan when every shard is empty). Else: the index count, first index and
+// (programs with a wide stage) stage of each frame from the stack top down, up to a batch.
 fn dyn_prescan(me: u32, lid: u32) {
     let top = workgroupUniformLoad(&dyn_wg_top);
     if (top == 0u) {
         if (lid == 0u) {
-            // At most half of what is queued (at least one frame): a hungry worker leaves the
-            // rest to the others instead of hoarding a batch of frames, each maybe a big range.
-            let head = atomicLoad(&dyn_control[DYN_C_HEAD]);
-            let queued = atomicLoad(&dyn_control[DYN_C_TAIL]) - head;
-            var n = 0u;
-            if (queued != 0u) {
-                n = min(DYN_BATCH, max(1u, queued / 2u));
+            atomicStore(&dyn_wg_probe, DYN_MAX_SHARDS);
+        }
+        workgroupBarrier();
+        for (var j = lid; j < dyn_shards; j += DYN_WG) {
+            let shard = (dyn_home + j) & (dyn_shards - 1u);
+            // Head first: the tail read after it is at least as far on.
+            let head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
+            if (atomicLoad(&dyn_control[dyn_shard_tail(shard)]) != head) {
+                atomicMin(&dyn_wg_probe, j);
             }
-            dyn_wg_scan = array<u32, 2>(head, n);
+        }
+        workgroupBarrier();
+        if (lid == 0u) {
+            let j = atomicLoad(&dyn_wg_probe);
+            var shard = dyn_home;
+            var head = 0u;
+            var n = 0u;
+            if (j < DYN_MAX_SHARDS) {
+                shard = (dyn_home + j) & (dyn_shards - 1u);
+                head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
+                let queued = atomicLoad(&dyn_control[dyn_shard_tail(shard)]) - head;
+                // At most half of what is queued (at least one frame): a hungry worker leaves
+                // the rest to the others instead of hoarding a batch of frames, each maybe a big
+                // range.
+                if (queued != 0u) {
+                    n = min(DYN_BATCH, max(1u, queued / 2u));
+                }
+            }
+            dyn_wg_scan = array<u32, 3>(shard, head, n);
             atomicStore(&dyn_wg_scan_run, n);
         }
         dyn_ring_scan(lid, 1u);
@@ -382,7 +464,7 @@ fn dyn_plan(me: u32) {
     }
     dyn_wg_fuel -= 1u;
     if (dyn_wg_top == 0u) {
-        let claimed = dyn_ring_claim(dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run), dyn_wg_scan[1]);
+        let claimed = dyn_ring_claim(dyn_wg_scan[0], dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), dyn_wg_scan[2]);
         if (claimed > 0u) {
             dyn_wg_idle = 0u;
             dyn_wg_cmd[0] = DYN_CMD_CLAIM;
@@ -452,14 +534,15 @@ fn dyn_plan(me: u32) {
         }
         var room = 0u;
         if (hi - lo > 2u * window) {
-            let tail = atomicLoad(&dyn_control[DYN_C_TAIL]);
+            let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
             if (dyn_lend_budget(tail) > 0u) {
-                room = dyn_ring_reserve(1u, tail, dyn_ring_run(tail, 1u, 0u));
+                room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u));
             }
         }
         if (room == 1u) {
             let mid = lo + (hi - lo) / 2u;
             dyn_wg_split = dyn_wg_post[3] + 1u;
+            dyn_wg_split_shard = dyn_wg_post[5];
             // Copy the frame now: the stack above it may be rewritten before the split is published.
             for (var w = 0u; w < DYN_FRAME_WORDS; w++) {
                 dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + w] = atomicLoad(&dyn_arena[f + w]);
@@ -530,20 +613,20 @@ fn dyn_end_round(me: u32) -> bool {
 
 // Every lane: copies claimed ring frames onto the stack, then frees their slots.
 fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
-    let slots = dyn_params.dyn_ring_slots;
     let ticket = cmd[1];
     let count = cmd[2];
+    let shard = cmd[3];
     storageBarrier();
     for (var j = lid; j < count * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
-        let v = atomicLoad(&dyn_arena[dyn_ring_frame((ticket + n) & (slots - 1u)) + w]);
+        let v = atomicLoad(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w]);
         atomicStore(&dyn_arena[dyn_stack_frame(me, dyn_wg_top + n) + w], v);
     }
     storageBarrier();
     for (var n = lid; n < count; n += DYN_WG) {
         let t = ticket + n;
-        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + slots);
+        atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + dyn_shard_slots);
     }
     workgroupBarrier();
     if (lid == 0u) {
@@ -835,17 +918,17 @@ fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
 // Every lane, before a range batch runs, when its plan split the range: the upper half goes out
 // at once (the same barriers as dyn_publish), so idle workers get it while this batch runs.
 fn dyn_publish_split(lid: u32, split: u32) {
-    let slots = dyn_params.dyn_ring_slots;
     let t = split - 1u;
+    let slot = dyn_slot(dyn_wg_split_shard, t);
     // Acquire: the slot's previous frame was read before its consumer freed it.
     storageBarrier();
     if (lid < DYN_FRAME_WORDS) {
-        atomicStore(&dyn_arena[dyn_ring_frame(t & (slots - 1u)) + lid], dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid]);
+        atomicStore(&dyn_arena[dyn_ring_frame(slot) + lid], dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid]);
     }
     // Release: the frame is visible before its state says "published".
     storageBarrier();
     if (lid == 0u) {
-        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
+        atomicStore(&dyn_arena[dyn_ring_state(slot)], dyn_ticket_base(t) + 1u);
     }
 }
 
@@ -871,20 +954,19 @@ fn dyn_flush_stats() {
 
 // Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
-    let slots = dyn_params.dyn_ring_slots;
     if (lid == 0u) {
         if (cmd[0] == DYN_CMD_RANGE) {
             dyn_range_taken(me, cmd);
         }
         // Keyed hints always go to the ring when it has room (a mark without an entry waits
         // for a sweep); children only as far as the ring is short of work.
-        let tail = atomicLoad(&dyn_control[DYN_C_TAIL]);
+        let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         if (keyed + lent > 0u) {
             lent = min(lent, dyn_lend_budget(tail));
         }
-        dyn_wg_scan = array<u32, 2>(tail, keyed + lent);
+        dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + lent);
         atomicStore(&dyn_wg_scan_run, keyed + lent);
     }
     dyn_ring_scan(lid, 0u);
@@ -893,11 +975,12 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
-        let offered = dyn_wg_scan[1];
+        let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack.
-        let to_ring = dyn_ring_reserve(offered, dyn_wg_scan[0], atomicLoad(&dyn_wg_scan_run));
+        let to_ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run));
         let ticket = dyn_wg_post[3];
+        let shard = dyn_wg_post[5];
         var kept = children - (to_ring - min(to_ring, keyed));
         var stacked = carries;
         if (base + carries + kept > DYN_STACK_FRAMES) {
@@ -905,16 +988,13 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             stacked = 0u;
             kept = 0u;
         }
-        dyn_wg_post = array<u32, 5>(stacked, to_ring, kept, ticket, base);
+        dyn_wg_post = array<u32, 6>(stacked, to_ring, kept, ticket, base, shard);
         // One change of `pending` per batch, by the net amount: what this batch made minus the
         // frames it finished. It never reads 0 while work exists.
         let made = carries + children;
         let done = atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted;
         if (made != done) {
             atomicAdd(&dyn_control[DYN_C_PENDING], made - done);
-        }
-        if (to_ring > 0u) {
-            dyn_wg_stats[DYN_S_RING_HIGH_WATER] = max(dyn_wg_stats[DYN_S_RING_HIGH_WATER], min(ticket + to_ring - dyn_wg_head, slots));
         }
         // Fallbacks: children the ring should have taken but had no room for.
         dyn_wg_stats[DYN_S_FALLBACKS] += offered - to_ring - (keyed - min(to_ring, keyed));
@@ -929,6 +1009,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     let kept = post[2];
     let ticket = post[3];
     let base = post[4];
+    let shard = post[5];
     let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
     // Onto the stack: the carries, then the first `kept` children above them (deeper work on top).
     for (var j = lid; j < (carries + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
@@ -948,13 +1029,13 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         if (n < keyed_to_ring) {
             src = DYN_CARRY_CAP + DYN_CHILD_CAP + n;
         }
-        atomicStore(&dyn_arena[dyn_ring_frame((ticket + n) & (slots - 1u)) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
+        atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
     }
     // Release: the frames above are visible before any state says "published".
     storageBarrier();
     for (var n = lid; n < to_ring; n += DYN_WG) {
         let t = ticket + n;
-        atomicStore(&dyn_arena[dyn_ring_state(t & (slots - 1u))], dyn_ticket_base(t) + 1u);
+        atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + 1u);
     }
     if (lid == 0u) {
         dyn_wg_top = base + carries + kept;
@@ -973,6 +1054,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         return;
     }
     let me = wid.x;
+    dyn_shard_setup(me);
     if (lid == 0u) {
         dyn_wg_top = atomicLoad(&dyn_arena[me]);
         dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
@@ -1045,7 +1127,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
 }
 
-// Seeds the entry's work: one fan-out frame of dyn_entry_count() units in ring slot 0. (The
+// Seeds the entry's work: one fan-out frame of dyn_entry_count() units, ticket 0 of shard 0 (ring
+// slot 0, whatever the shard count). (The
 // first round of a graph-level loop; an empty one still runs, to evaluate `until`.)
 @compute @workgroup_size(1)
 fn dyn_init() {
@@ -1066,7 +1149,7 @@ fn dyn_init() {
     atomicStore(&dyn_arena[f + 2u], count);
     atomicStore(&dyn_arena[f + 3u], 0u);
     atomicStore(&dyn_arena[dyn_ring_state(0u)], 1u);
-    atomicStore(&dyn_control[DYN_C_TAIL], 1u);
+    atomicStore(&dyn_control[dyn_shard_tail(0u)], 1u);
     atomicStore(&dyn_control[DYN_C_PENDING], 1u);
     atomicStore(&dyn_control[DYN_C_ARGS], dyn_params.dyn_workers);
 }

@@ -13,9 +13,19 @@ pub const STAGING_BUDGET: u32 = 12 * 1024;
 /// before it leaves the launch. A change of `pending` (others are making progress, so work may
 /// be lent soon) starts the count again; fuel still bounds the loop.
 pub const IDLE_LIMIT: u32 = 64;
-/// Compare-and-swap attempts on a ring counter before a worker reports no room / nothing. Few:
-/// a lost race means others are publishing, and a frame that finds no room stays on the stack.
+/// Attempts of a ring reservation or claim before a worker reports no room / nothing there. A
+/// reservation that loses a race moves on to the next shard, so a loss needs this many races in
+/// a row on different shards; a frame that finds no room stays on the stack.
 pub const CAS_ATTEMPTS: u32 = 4;
+/// Workers per ring shard: the ring has about `workers / SHARD_WORKERS` shards (a power of two,
+/// at least one), each a ring of its own whose producers are the workers it is home to.
+pub const SHARD_WORKERS: u32 = 8;
+/// Most ring shards: each has a control line of its own, and the host reads the control block
+/// back after every submission.
+pub const MAX_SHARDS: u32 = 128;
+/// Fewest slots of a shard: what its workers lend at most (`SHARD_WORKERS * LEND_FRAMES`). A
+/// smaller ring has fewer shards (down to one).
+pub const MIN_SHARD_SLOTS: u32 = SHARD_WORKERS * LEND_FRAMES;
 /// Indices each lane of a dispatched stage's kernel runs per chunk when the stage spawns nothing.
 pub const LEAF_UNROLL: u32 = 16;
 /// Units one lane may run in one batch, in registers: after its unit, a lane that staged nothing
@@ -48,8 +58,9 @@ pub const QUEUE_WORDS: u32 = 8;
 pub const MAX_DISPATCH_GROUPS: u32 = 65535;
 
 /// Control-block words, in order. The executor's WGSL refers to them as `DYN_C_<NAME>`. The
-/// words every worker touches every step (`DONE`), every batch (`PENDING`) or on every ring
-/// transfer (`HEAD`, `TAIL`) each have a cache line of their own; the statistics, written once
+/// words every worker touches every step (`DONE`) and every batch (`PENDING`) each have a cache
+/// line of their own, and so does each of the [`MAX_SHARDS`] ring shards (`SHARDS`: shard s's
+/// head at `SHARDS + s * LINE_WORDS`, its tail in the next word); the statistics, written once
 /// per worker and launch, share the first line after `ERROR`.
 pub const CONTROL: &[(&str, u32)] = &[
     ("ARGS", 0),
@@ -69,10 +80,9 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("LANE_UNITS", 19),
     ("IDLE_STEPS", 20),
     ("BUSY_WORKERS", 21),
-    ("HEAD", LINE_WORDS),
-    ("TAIL", 2 * LINE_WORDS),
-    ("PENDING", 3 * LINE_WORDS),
-    ("UNITS", 4 * LINE_WORDS),
+    ("PENDING", LINE_WORDS),
+    ("SHARDS", 2 * LINE_WORDS),
+    ("UNITS", (2 + MAX_SHARDS) * LINE_WORDS),
 ];
 
 /// Statistics exposed in the manifest: (control word name, stat name, meaning).
@@ -87,7 +97,11 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "fuel_exhaustions",
         "times a worker left a launch with work still on its stack",
     ),
-    ("RING_HIGH_WATER", "ring_high_water", "most ring slots in use at once"),
+    (
+        "RING_HIGH_WATER",
+        "ring_high_water",
+        "most slots in use in one ring shard, times the shards (the ring as full as its fullest shard)",
+    ),
     (
         "STACK_HIGH_WATER",
         "stack_high_water",
@@ -96,7 +110,7 @@ pub const STATS: &[(&str, &str, &str)] = &[
     (
         "FALLBACKS",
         "fallback_spawns",
-        "spawns that found the ring full and ran serially on the spawner's stack",
+        "spawns the ring should have taken that found no room (a full shard, or reservations lost) and ran serially on the spawner's stack",
     ),
     (
         "SPLITS",
@@ -112,12 +126,12 @@ pub const STATS: &[(&str, &str, &str)] = &[
     (
         "RESERVES_LOST",
         "reserves_lost",
-        "ring reservations given up after losing every compare-and-swap on the tail (contention, not a full ring)",
+        "ring reservations given up after losing a race on every shard tried (contention, not a full ring)",
     ),
     (
         "CLAIMS_LOST",
         "claims_lost",
-        "ring claims given up after losing every compare-and-swap on the head",
+        "ring claims given up after losing every compare-and-swap on a shard's head",
     ),
     (
         "BATCHES",
@@ -321,6 +335,10 @@ impl Layout {
         c("LANE_UNITS", LANE_UNITS);
         c("RANGE_WINDOW", RANGE_WINDOW);
         c("LEND_FRAMES", LEND_FRAMES);
+        c("SHARD_WORKERS", SHARD_WORKERS);
+        c("MAX_SHARDS", MAX_SHARDS);
+        c("MIN_SHARD_SLOTS", MIN_SHARD_SLOTS);
+        c("LINE_WORDS", LINE_WORDS);
         c("PAYLOAD_WORDS", (self.frame_words - FRAME_HEADER_WORDS).max(1));
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);

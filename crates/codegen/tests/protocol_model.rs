@@ -84,8 +84,11 @@ use loom::sync::atomic::{fence, AtomicU32, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 
-/// Ring slots (a power of two).
-const SLOTS: u32 = 2;
+/// Ring shards (`dyn_shards`, a power of two): worker `w`'s home shard is `w % SHARDS`.
+const SHARDS: u32 = 2;
+/// Slots of one shard (`dyn_shard_slots`, a power of two, at least 2: with one slot "published"
+/// and "consumed" would be the same state).
+const SHARD_SLOTS: u32 = 2;
 /// Modelled frame words: `[stage | flags << 16, id or key]` (lo/hi/rec are not modelled).
 const FRAME_WORDS: usize = 2;
 /// `DYN_BATCH`: most frames a claim takes and a batch pops.
@@ -94,8 +97,9 @@ const BATCH: u32 = 2;
 const ATTEMPTS: u32 = 4;
 /// `DYN_IDLE_LIMIT`.
 const IDLE_LIMIT: u32 = 1;
-/// `workers * DYN_LEND_FRAMES`: the most frames the ring should hold before children stay on
-/// their spawner's stack. One, so that scenarios reach both lending and keeping.
+/// `workers / shards * DYN_LEND_FRAMES`: the most frames a worker's home shard should hold before
+/// its children stay on their spawner's stack. One, so that scenarios reach both lending and
+/// keeping.
 const LEND_TARGET: u32 = 1;
 /// `DYN_SWEEP_WORDS`.
 const SWEEP_WORDS: u32 = 1;
@@ -145,14 +149,25 @@ enum Variant {
     /// A dispatch's workgroups count themselves finished, and the last resets the queue,
     /// without the `storageBarrier()`s around the count.
     QueueLeaveWithoutBarriers,
+    /// Every shard maps its tickets to the same slots (`dyn_slot` without the shard's offset).
+    ShardsShareSlots,
+    /// A claim from another shard moves the claimer's home head instead of that shard's.
+    ClaimMovesHomeHead,
+}
+
+/// One ring shard's control line: its `head` and `tail`.
+struct Shard {
+    head: AtomicU32,
+    tail: AtomicU32,
 }
 
 /// The shared state: the control block's words, the ring part of the arena and the marks.
 struct Sys {
     variant: Variant,
     cov: &'static Coverage,
-    head: AtomicU32,
-    tail: AtomicU32,
+    /// The ticket every shard started at.
+    start: u32,
+    shards: Vec<Shard>,
     pending: AtomicU32,
     done: AtomicU32,
     /// Rounds of the graph-level loop completed.
@@ -164,13 +179,14 @@ struct Sys {
     marks: AtomicU32,
 }
 
-fn slot(t: u32) -> usize {
-    (t & (SLOTS - 1)) as usize
-}
-
 /// `dyn_ticket_base`.
 fn ticket_base(t: u32) -> u32 {
-    t.wrapping_sub(t & (SLOTS - 1))
+    t.wrapping_sub(t & (SHARD_SLOTS - 1))
+}
+
+/// The shard `j` places after `home`, round-robin.
+fn shard_after(home: u32, j: u32) -> u32 {
+    (home + j) & (SHARDS - 1)
 }
 
 /// What a batch staged in workgroup memory (`dyn_wg_staging`).
@@ -208,30 +224,55 @@ trait Program {
 }
 
 impl Sys {
-    fn new(variant: Variant, cov: &'static Coverage) -> Sys {
+    /// Every shard starts at ticket `start` (0 as in the arena, which starts zeroed; a start
+    /// near `u32::MAX` makes tickets wrap), its slots empty and ready for it.
+    fn new(variant: Variant, cov: &'static Coverage, start: u32) -> Sys {
         let atomics = |n: usize| (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
+        assert_eq!(start & (SHARD_SLOTS - 1), 0, "a start ticket of slot 0");
+        let slots = (SHARDS * SHARD_SLOTS) as usize;
         Sys {
             variant,
             cov,
-            head: AtomicU32::new(0),
-            tail: AtomicU32::new(0),
+            start,
+            shards: (0..SHARDS)
+                .map(|_| Shard {
+                    head: AtomicU32::new(start),
+                    tail: AtomicU32::new(start),
+                })
+                .collect(),
             pending: AtomicU32::new(0),
             done: AtomicU32::new(0),
             rounds: AtomicU32::new(0),
             sweep_cursor: AtomicU32::new(0),
-            states: atomics(SLOTS as usize),
-            frames: atomics(SLOTS as usize * FRAME_WORDS),
+            states: (0..slots).map(|_| AtomicU32::new(start)).collect(),
+            frames: atomics(slots * FRAME_WORDS),
             marks: AtomicU32::new(0),
         }
     }
 
-    /// `dyn_init`: the root frame in ring slot 0, published; `pending = 1`.
+    /// `dyn_slot`: the ring slot of ticket `t` of `shard`.
+    fn slot(&self, shard: u32, t: u32) -> usize {
+        let offset = if self.variant == Variant::ShardsShareSlots {
+            0
+        } else {
+            shard * SHARD_SLOTS
+        };
+        (offset + (t & (SHARD_SLOTS - 1))) as usize
+    }
+
+    /// Whether every shard's head has caught up with its tail.
+    fn drained(&self) -> bool {
+        self.shards.iter().all(|s| s.head.load(R) == s.tail.load(R))
+    }
+
+    /// `dyn_init`: the root frame as ticket 0 of shard 0 (ring slot 0), published;
+    /// `pending = 1`.
     fn init_root(&self, frame: Frame) {
         for (w, v) in frame.iter().enumerate() {
             self.frames[w].store(*v, R);
         }
         self.states[0].store(1, R);
-        self.tail.store(1, R);
+        self.shards[0].tail.store(1, R);
         self.pending.store(1, R);
     }
 
@@ -264,59 +305,102 @@ impl Sys {
         false
     }
 
-    /// `dyn_ring_reserve`: up to `n` consecutive empty slots; `(count, first ticket)`.
-    fn ring_reserve(&self, n: u32) -> (u32, u32) {
-        if n == 0 {
-            return (0, 0);
+    /// How many of the `n` slots of `shard` from ticket `t` are in state `base + published`
+    /// (`dyn_ring_run`, and `dyn_ring_scan` for a first attempt).
+    fn ring_run(&self, shard: u32, t: u32, n: u32, published: u32) -> u32 {
+        let mut k = 0;
+        while k < n {
+            let tk = t.wrapping_add(k);
+            if self.states[self.slot(shard, tk)].load(R) != ticket_base(tk).wrapping_add(published) {
+                break;
+            }
+            k += 1;
         }
-        for _ in 0..ATTEMPTS {
-            let t = self.tail.load(R);
-            let mut k = 0;
-            while k < n {
-                let tk = t.wrapping_add(k);
-                if self.states[slot(tk)].load(R) != ticket_base(tk) {
-                    break;
-                }
-                k += 1;
-            }
-            if k == 0 {
-                return (0, 0);
-            }
-            if self.tail.compare_exchange(t, t.wrapping_add(k), R, R).is_ok() {
-                return (k, t);
-            }
-        }
-        (0, 0)
+        k
     }
 
-    /// `dyn_ring_claim`: up to `BATCH` consecutive published slots; `(count, first ticket)`.
-    fn ring_claim(&self) -> (u32, u32) {
+    /// `dyn_ring_reserve`, with the home tail read and scan `dyn_publish` does first: up to `n`
+    /// consecutive empty slots of the home shard; a race (a lost compare-and-swap, or a tail
+    /// that moved) moves on to the next shard. `(count, first ticket, shard)`.
+    fn ring_reserve(&self, home: u32, n: u32) -> (u32, u32, u32) {
+        if n == 0 {
+            return (0, 0, home);
+        }
+        let mut shard = home;
+        let mut t = self.shards[home as usize].tail.load(R);
         for _ in 0..ATTEMPTS {
-            let h = self.head.load(R);
-            let mut k = 0;
-            while k < BATCH {
-                let hk = h.wrapping_add(k);
-                if self.states[slot(hk)].load(R) != ticket_base(hk) + 1 {
-                    break;
+            let tail = &self.shards[shard as usize].tail;
+            let k = self.ring_run(shard, t, n, 0);
+            let now;
+            if k > 0 {
+                match tail.compare_exchange(t, t.wrapping_add(k), R, R) {
+                    Ok(_) => return (k, t, shard),
+                    Err(old) => now = old,
                 }
-                k += 1;
+            } else {
+                now = tail.load(R);
+                if now == t {
+                    // The slot at the tail is not free yet: the shard is full.
+                    return (0, 0, shard);
+                }
             }
-            if k == 0 {
-                return (0, 0);
-            }
-            if self.head.compare_exchange(h, h.wrapping_add(k), R, R).is_ok() {
-                return (k, h);
+            Coverage::hit(&self.cov.reserve_raced);
+            if SHARDS > 1 {
+                shard = shard_after(shard, 1);
+                t = self.shards[shard as usize].tail.load(R);
+            } else {
+                t = now;
             }
         }
-        (0, 0)
+        (0, 0, shard)
+    }
+
+    /// `dyn_prescan` with an empty stack, then `dyn_ring_claim`: the nearest shard from `home`
+    /// on with `head != tail`, then up to half of its queued frames (at most `BATCH`, at least
+    /// one) that are published. `(count, first ticket, shard)`.
+    fn ring_claim(&self, home: u32) -> (u32, u32, u32) {
+        let Some(shard) = (0..SHARDS).map(|j| shard_after(home, j)).find(|&s| {
+            let s = &self.shards[s as usize];
+            let head = s.head.load(R);
+            s.tail.load(R) != head
+        }) else {
+            return (0, 0, home);
+        };
+        if shard != home {
+            Coverage::hit(&self.cov.claimed_elsewhere);
+        }
+        let line = &self.shards[shard as usize];
+        let mut h = line.head.load(R);
+        let queued = line.tail.load(R).wrapping_sub(h);
+        let n = BATCH.min((queued / 2).max(1));
+        // The head a claim moves: the shard's own (`ClaimMovesHomeHead`: the claimer's home's).
+        let moved = if self.variant == Variant::ClaimMovesHomeHead {
+            home
+        } else {
+            shard
+        };
+        for _ in 0..ATTEMPTS {
+            let k = self.ring_run(shard, h, n, 1);
+            if k == 0 {
+                return (0, 0, shard);
+            }
+            match self.shards[moved as usize]
+                .head
+                .compare_exchange(h, h.wrapping_add(k), R, R)
+            {
+                Ok(_) => return (k, h, shard),
+                Err(old) => h = old,
+            }
+        }
+        (0, 0, shard)
     }
 
     /// `dyn_take_claimed`: copy the claimed frames out, then free their slots.
-    fn take_claimed(&self, ticket: u32, count: u32) -> Vec<Frame> {
+    fn take_claimed(&self, shard: u32, ticket: u32, count: u32) -> Vec<Frame> {
         let free = |sys: &Sys| {
             for n in 0..count {
                 let t = ticket.wrapping_add(n);
-                sys.states[slot(t)].store(ticket_base(t).wrapping_add(SLOTS), R);
+                sys.states[sys.slot(shard, t)].store(ticket_base(t).wrapping_add(SHARD_SLOTS), R);
             }
         };
         if self.variant == Variant::ConsumedBeforeCopy {
@@ -325,7 +409,7 @@ impl Sys {
         storage_barrier();
         let mut out = Vec::new();
         for n in 0..count {
-            let s = slot(ticket.wrapping_add(n));
+            let s = self.slot(shard, ticket.wrapping_add(n));
             let mut f = [0; FRAME_WORDS];
             for (w, v) in f.iter_mut().enumerate() {
                 *v = self.frames[s * FRAME_WORDS + w].load(R);
@@ -339,14 +423,18 @@ impl Sys {
         out
     }
 
-    /// The ring half of `dyn_publish`, after `dyn_ring_reserve` returned `ticket`:
+    /// The ring half of `dyn_publish`, after `dyn_ring_reserve` returned `ticket` of `shard`:
     /// `storageBarrier()`, frame words, `storageBarrier()`, "published" states.
-    fn publish_frames(&self, ticket: u32, frames: &[Frame]) {
+    fn publish_frames(&self, shard: u32, ticket: u32, frames: &[Frame]) {
         if frames.is_empty() {
             return;
         }
-        if ticket.wrapping_add(frames.len() as u32) > SLOTS {
+        let last = ticket.wrapping_add(frames.len() as u32 - 1);
+        if last.wrapping_sub(self.start) >= SHARD_SLOTS {
             Coverage::hit(&self.cov.slot_reused);
+        }
+        if last < self.start {
+            Coverage::hit(&self.cov.ticket_wrapped);
         }
         // Acquire: the previous lap's consumer copied these slots' frames out before it stored
         // "consumed" (which the reserve read); without this barrier nothing orders our frame
@@ -358,7 +446,7 @@ impl Sys {
         }
         let words = |sys: &Sys| {
             for (n, f) in frames.iter().enumerate() {
-                let s = slot(ticket.wrapping_add(n as u32));
+                let s = sys.slot(shard, ticket.wrapping_add(n as u32));
                 for (w, v) in f.iter().enumerate() {
                     sys.frames[s * FRAME_WORDS + w].store(*v, R);
                 }
@@ -367,7 +455,7 @@ impl Sys {
         let states = |sys: &Sys| {
             for n in 0..frames.len() as u32 {
                 let t = ticket.wrapping_add(n);
-                sys.states[slot(t)].store(ticket_base(t) + 1, R);
+                sys.states[sys.slot(shard, t)].store(ticket_base(t).wrapping_add(1), R);
             }
         };
         match self.variant {
@@ -459,18 +547,20 @@ impl Sys {
 
     /// `dyn_publish`: hints then children into the ring as far as it has room, carries and the
     /// other children onto the stack, `pending` accounting, then the ring publication.
-    fn publish(&self, stack: &mut Vec<Frame>, out: Out, finished: u32) {
+    fn publish(&self, home: u32, stack: &mut Vec<Frame>, out: Out, finished: u32) {
         let carries = out.carries.len() as u32;
         let children = out.children.len() as u32;
         let keyed = out.hints.len() as u32;
-        // `dyn_lend_budget`: children go to the ring only while it holds fewer than the lending
-        // target (two relaxed reads: an estimate; any count the reserve grants is correct).
-        let queued = self.tail.load(R).wrapping_sub(self.head.load(R));
+        // `dyn_lend_budget`: children go to the ring only while the home shard holds fewer than
+        // the lending target (two relaxed reads: an estimate; any count the reserve grants is
+        // correct).
+        let line = &self.shards[home as usize];
+        let queued = line.tail.load(R).wrapping_sub(line.head.load(R));
         let lent = children.min(LEND_TARGET.saturating_sub(queued));
         if lent < children {
             Coverage::hit(&self.cov.kept_by_choice);
         }
-        let (to_ring, ticket) = self.ring_reserve(keyed + lent);
+        let (to_ring, ticket, shard) = self.ring_reserve(home, keyed + lent);
         let keyed_to_ring = to_ring.min(keyed);
         let kept = children - (to_ring - keyed_to_ring);
         if kept > 0 {
@@ -511,7 +601,7 @@ impl Sys {
         let mut ring = out.hints[..keyed_to_ring as usize].to_vec();
         ring.extend_from_slice(&out.children[kept as usize..]);
         assert_eq!(ring.len() as u32, to_ring);
-        self.publish_frames(ticket, &ring);
+        self.publish_frames(shard, ticket, &ring);
     }
 }
 
@@ -527,6 +617,9 @@ struct Coverage {
     swept: AtomicUsize,
     ring_taken: AtomicUsize,
     slot_reused: AtomicUsize,
+    ticket_wrapped: AtomicUsize,
+    claimed_elsewhere: AtomicUsize,
+    reserve_raced: AtomicUsize,
 }
 
 impl Coverage {
@@ -540,6 +633,9 @@ impl Coverage {
             swept: AtomicUsize::new(0),
             ring_taken: AtomicUsize::new(0),
             slot_reused: AtomicUsize::new(0),
+            ticket_wrapped: AtomicUsize::new(0),
+            claimed_elsewhere: AtomicUsize::new(0),
+            reserve_raced: AtomicUsize::new(0),
         }
     }
 
@@ -554,7 +650,8 @@ impl Coverage {
     fn report(&self, name: &str) {
         println!(
             "{name}: {} executions; paths reached: fallback {}, kept by choice {}, hint dropped {}, \
-             hint skipped {}, sweep {}, ring claim {}, slot reused {}",
+             hint skipped {}, sweep {}, ring claim {}, slot reused {}, ticket wrapped {}, \
+             claimed from another shard {}, reserve raced {}",
             Self::get(&self.executions),
             Self::get(&self.fallbacks),
             Self::get(&self.kept_by_choice),
@@ -563,12 +660,16 @@ impl Coverage {
             Self::get(&self.swept),
             Self::get(&self.ring_taken),
             Self::get(&self.slot_reused),
+            Self::get(&self.ticket_wrapped),
+            Self::get(&self.claimed_elsewhere),
+            Self::get(&self.reserve_raced),
         );
     }
 }
 
-/// One launch of one worker: `dyn_main`'s loop with `dyn_plan`, single frames only.
-fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame>, fuel: u32) {
+/// One launch of worker `me`: `dyn_main`'s loop with `dyn_plan`, single frames only.
+fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, me: u32, stack: &mut Vec<Frame>, fuel: u32) {
+    let home = me & (SHARDS - 1);
     let mut fuel = fuel;
     let mut idle = 0;
     let mut seen_pending = 0;
@@ -580,11 +681,11 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame
         }
         fuel -= 1;
         if stack.is_empty() {
-            let (claimed, ticket) = sys.ring_claim();
+            let (claimed, ticket, shard) = sys.ring_claim(home);
             if claimed > 0 {
                 idle = 0;
                 Coverage::hit(&sys.cov.ring_taken);
-                stack.extend(sys.take_claimed(ticket, claimed));
+                stack.extend(sys.take_claimed(shard, ticket, claimed));
                 continue;
             }
             let swept = sys.sweep(prog, keyed_stage, stack);
@@ -635,42 +736,45 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stack: &mut Vec<Frame
             }
         }
         storage_barrier();
-        sys.publish(stack, out, finished);
+        sys.publish(home, stack, out, finished);
     }
 }
 
 /// The host: relaunch the workers, one at a time, until `done` (all threads are joined, so
 /// there is no concurrency left; the protocol must still finish).
-fn host_relaunch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, stacks: &mut [Vec<Frame>]) {
+fn host_relaunch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, workers: [u32; 2], stacks: &mut [Vec<Frame>]) {
     for _ in 0..8 {
         if sys.done.load(R) != 0 {
             return;
         }
-        for stack in stacks.iter_mut() {
-            launch(sys, prog, keyed_stage, stack, 8);
+        for (&me, stack) in workers.iter().zip(stacks.iter_mut()) {
+            launch(sys, prog, keyed_stage, me, stack, 8);
         }
     }
     panic!("the host's relaunches never saw `done`");
 }
 
-/// Two workgroups, one `loom::thread` each, starting with the stacks of `starts`: each launches
+/// Two workgroups, the workers `workers` (worker w's home shard is `w % SHARDS`), one
+/// `loom::thread` each, starting with the stacks of `starts`: each launches
 /// `launches` times with `fuel` (relaunches resume the saved stack). Returns their stacks once
 /// both are joined, for [`host_relaunch`].
 fn workgroups<P: Program + Send + Sync + 'static>(
     sys: &Arc<Sys>,
     prog: &std::sync::Arc<P>,
     keyed_stage: u32,
+    workers: [u32; 2],
     starts: [Vec<Frame>; 2],
     launches: usize,
     fuel: u32,
 ) -> Vec<Vec<Frame>> {
     let threads: Vec<_> = starts
         .into_iter()
-        .map(|mut stack| {
+        .zip(workers)
+        .map(|(mut stack, me)| {
             let (sys, prog) = (sys.clone(), prog.clone());
             thread::spawn(move || {
                 for _ in 0..launches {
-                    launch(&sys, &*prog, keyed_stage, &mut stack, fuel);
+                    launch(&sys, &*prog, keyed_stage, me, &mut stack, fuel);
                 }
                 stack
             })
@@ -700,9 +804,16 @@ fn check_word(id: u32) -> u32 {
     id.wrapping_mul(0x9E37_79B9) ^ 0x00A5_A5A5
 }
 
-/// The items each producer publishes, one reserve each: more items than slots, so a slot is
-/// reused while the other threads run.
+/// The items each producer publishes, one reserve each: more items than a shard's slots, so a
+/// slot is reused while the other threads run. Both producers are home to shard 0 (workers 0
+/// and 2), so their reservations race and a loser moves on to shard 1.
 const RING_PRODUCED: [&[u32]; 2] = [&[1, 2], &[3]];
+const RING_PRODUCER_HOMES: [u32; 2] = [0, 0];
+/// The consumers' home shards: one claims from shard 1 first, so it takes from shard 0 when its
+/// own is empty.
+const RING_CONSUMER_HOMES: [u32; 2] = [0, 1];
+/// The shards' first ticket: the third ticket of a shard wraps past `u32::MAX`.
+const RING_START: u32 = u32::MAX - 1;
 const RING_ITEMS: u32 = 3;
 /// Claims each consumer thread tries.
 const RING_CLAIMS: u32 = 1;
@@ -716,17 +827,17 @@ struct RingGhost {
 fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
-        let sys = Arc::new(Sys::new(variant, cov));
+        let sys = Arc::new(Sys::new(variant, cov, RING_START));
         let ghost = std::sync::Arc::new(Mutex::new(RingGhost {
             taken: vec![0; RING_ITEMS as usize + 1],
             fallback: 0,
         }));
-        let take = |sys: &Sys, ghost: &Mutex<RingGhost>| -> bool {
-            let (k, h) = sys.ring_claim();
+        let take = |sys: &Sys, home: u32, ghost: &Mutex<RingGhost>| -> bool {
+            let (k, h, shard) = sys.ring_claim(home);
             if k == 0 {
                 return false;
             }
-            for [id, check] in sys.take_claimed(h, k) {
+            for [id, check] in sys.take_claimed(shard, h, k) {
                 assert!((1..=RING_ITEMS).contains(&id), "torn frame: id {id}");
                 assert_eq!(check, check_word(id), "torn frame: item {id}");
                 let mut g = ghost.lock().unwrap();
@@ -737,25 +848,25 @@ fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
         };
         let mut threads = Vec::new();
         // Two producers, one reserve of one frame per item; then two consumers.
-        for items in RING_PRODUCED {
+        for (items, home) in RING_PRODUCED.into_iter().zip(RING_PRODUCER_HOMES) {
             let (sys, ghost) = (sys.clone(), ghost.clone());
             threads.push(thread::spawn(move || {
                 for &id in items {
-                    let (k, t) = sys.ring_reserve(1);
+                    let (k, t, shard) = sys.ring_reserve(home, 1);
                     if k == 0 {
                         Coverage::hit(&sys.cov.fallbacks);
                         ghost.lock().unwrap().fallback += 1;
                     } else {
-                        sys.publish_frames(t, &[[id, check_word(id)]]);
+                        sys.publish_frames(shard, t, &[[id, check_word(id)]]);
                     }
                 }
             }));
         }
-        for _ in 0..2 {
+        for home in RING_CONSUMER_HOMES {
             let (sys, ghost) = (sys.clone(), ghost.clone());
             threads.push(thread::spawn(move || {
                 for _ in 0..RING_CLAIMS {
-                    take(&sys, &ghost);
+                    take(&sys, home, &ghost);
                 }
             }));
         }
@@ -763,8 +874,8 @@ fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             t.join().unwrap();
         }
         // Drain what is left (everything is published now), then check the accounting.
-        while take(&sys, &ghost) {}
-        assert_eq!(sys.head.load(R), sys.tail.load(R), "published entry left behind");
+        while take(&sys, 0, &ghost) {}
+        assert!(sys.drained(), "published entry left behind");
         let g = ghost.lock().unwrap();
         let taken: u32 = g.taken.iter().sum();
         assert_eq!(RING_ITEMS, taken + g.fallback, "produced != taken + fallback");
@@ -776,9 +887,28 @@ fn ring_exactly_once() {
     static COV: Coverage = Coverage::new();
     ring_model(Variant::Correct, PREEMPTIONS, &COV);
     COV.report("ring_exactly_once");
-    // The scenario reaches "no room" and the reuse of a slot.
+    // The scenario reaches "no room", the reuse of a slot, tickets wrapping past u32::MAX, a
+    // reservation that lost a race (and moved on to the next shard) and a claim from a shard
+    // other than the claimer's home.
     assert!(Coverage::get(&COV.fallbacks) > 0);
     assert!(Coverage::get(&COV.slot_reused) > 0);
+    assert!(Coverage::get(&COV.ticket_wrapped) > 0);
+    assert!(Coverage::get(&COV.reserve_raced) > 0);
+    assert!(Coverage::get(&COV.claimed_elsewhere) > 0);
+}
+
+#[test]
+fn ring_detects_shards_sharing_slots() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| ring_model(Variant::ShardsShareSlots, PREEMPTIONS, &COV)));
+    COV.report("ring_detects_shards_sharing_slots");
+}
+
+#[test]
+fn ring_detects_claim_moving_home_head() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| ring_model(Variant::ClaimMovesHomeHead, PREEMPTIONS, &COV)));
+    COV.report("ring_detects_claim_moving_home_head");
 }
 
 #[test]
@@ -863,18 +993,20 @@ impl Program for Tree {
 fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
-        let sys = Arc::new(Sys::new(variant, cov));
+        let sys = Arc::new(Sys::new(variant, cov, 0));
         sys.init_root([STAGE_UNIT, 0]);
         let prog = std::sync::Arc::new(Tree {
             executed: Mutex::new([0; TREE_UNITS]),
             done: Mutex::new(false),
         });
         // Two launches with little fuel each: relaunches resume the saved stack.
-        let mut stacks = workgroups(&sys, &prog, 0, [Vec::new(), Vec::new()], 2, 3);
-        host_relaunch(&sys, &*prog, 0, &mut stacks);
+        // Workers 0 and 1: home shards 0 and 1, so one of them takes the root from a shard
+        // other than its own.
+        let mut stacks = workgroups(&sys, &prog, 0, [0, 1], [Vec::new(), Vec::new()], 2, 3);
+        host_relaunch(&sys, &*prog, 0, [0, 1], &mut stacks);
         assert!(stacks.iter().all(Vec::is_empty));
         assert_eq!(sys.pending.load(R), 0);
-        assert_eq!(sys.head.load(R), sys.tail.load(R));
+        assert!(sys.drained());
         let e = prog.executed.lock().unwrap();
         assert!(e.iter().all(|&n| n == 1), "not all work ran once: {e:?}");
     });
@@ -974,7 +1106,7 @@ impl Program for Keyed {
 fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
-        let sys = Arc::new(Sys::new(variant, cov));
+        let sys = Arc::new(Sys::new(variant, cov, 0));
         // Each worker starts with one spawner frame on its stack (counted in `pending`).
         sys.pending.store(2, R);
         let prog = std::sync::Arc::new(Keyed {
@@ -983,7 +1115,8 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             done: Mutex::new(false),
         });
         let starts = [vec![[STAGE_SPAWNER, 0b011]], vec![[STAGE_SPAWNER, 0b101]]];
-        let mut stacks = workgroups(&sys, &prog, STAGE_KEYED, starts, 2, 3);
+        // Workers 0 and 2 share home shard 0, whose two slots their hints then fill.
+        let mut stacks = workgroups(&sys, &prog, STAGE_KEYED, [0, 2], starts, 2, 3);
         let before = format!(
             "{stacks:?} pending {} done {} marks {} {:?}",
             sys.pending.load(R),
@@ -991,7 +1124,7 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             sys.marks.load(R),
             prog.periods.lock().unwrap()
         );
-        host_relaunch(&sys, &*prog, STAGE_KEYED, &mut stacks);
+        host_relaunch(&sys, &*prog, STAGE_KEYED, [0, 2], &mut stacks);
         assert_eq!(sys.marks.load(R), 0, "{before}");
         assert_eq!(sys.pending.load(R), 0);
         let p = prog.periods.lock().unwrap();
@@ -1114,7 +1247,7 @@ impl Program for Rounds {
 fn rounds_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
-        let sys = Arc::new(Sys::new(variant, cov));
+        let sys = Arc::new(Sys::new(variant, cov, 0));
         sys.init_root([STAGE_UNIT, 0]);
         let prog = std::sync::Arc::new(Rounds {
             executed: Mutex::new([[0; ROUND_UNITS as usize]; ROUNDS as usize]),
@@ -1122,8 +1255,8 @@ fn rounds_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             done: Mutex::new(false),
         });
         // One launch each, with more fuel.
-        let mut stacks = workgroups(&sys, &prog, 0, [Vec::new(), Vec::new()], 1, 6);
-        host_relaunch(&sys, &*prog, 0, &mut stacks);
+        let mut stacks = workgroups(&sys, &prog, 0, [0, 1], [Vec::new(), Vec::new()], 1, 6);
+        host_relaunch(&sys, &*prog, 0, [0, 1], &mut stacks);
         assert!(stacks.iter().all(Vec::is_empty));
         assert_eq!(sys.rounds.load(R), ROUNDS, "rounds completed");
         assert_eq!(*prog.ended.lock().unwrap(), (0..ROUNDS).collect::<Vec<_>>());

@@ -31,14 +31,15 @@ pub struct Usage {
     pub requested_workers: u32,
     pub workers: u32,
     pub ring_slots: u32,
-    /// Most ring slots in use at once.
+    /// Most slots in use in one ring shard, times the shards (the ring as full as its fullest
+    /// shard).
     pub ring_high_water: u32,
     /// Most frames on one worker's stack at once.
     pub stack_high_water: u32,
     /// Arena bytes touched: every worker's stack up to the stack high-water mark, the ring up
     /// to its high-water mark ([`used_bytes`]).
     pub used_bytes: u64,
-    /// Spawns that found the ring full and ran serially on their spawner.
+    /// Spawns the ring should have taken that found no room and ran serially on their spawner.
     pub fallback_spawns: u64,
     /// Launches of the main entry point that ran.
     pub launches: u64,
