@@ -8,9 +8,11 @@
 #   bash bench/h200/run.sh vulkan TAG main   # triangle, tree, bfs (kron14/18/20, path, star), collatz
 #   bash bench/h200/run.sh vulkan TAG kron   # bfs on Kronecker scale 16, 21, 22
 #   bash bench/h200/run.sh vulkan TAG rows   # row_sum (a wide stage): megakernel against partitioned
+#   bash bench/h200/run.sh vulkan TAG streams  # compact, tessellate: stream outputs (default window)
+#   bash bench/h200/run.sh vulkan TAG window   # the same with a window of 65,536 elements
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
-usage="usage: $0 vulkan|gl TAG main|kron|rows"
+usage="usage: $0 vulkan|gl TAG main|kron|rows|streams|window"
 backend="${1:?$usage}"
 tag="${2:?$usage}"
 part="${3:?$usage}"
@@ -33,6 +35,9 @@ case "$part" in
     cases=(--case bfs:kron16 --case bfs:kron21 --case bfs:kron22) ;;
   rows)
     cases=(--case row_sum:kron16 --case row_sum:kron18 --case row_sum:kron20 --methods cpu,dyngc,dyngc-partitioned,dyngc-narrow) ;;
+  streams|window)
+    cases=(--case compact:1e6 --case compact:1e8 --case tessellate:1e5 --case tessellate:1e6 --methods expand,retry,dyngc)
+    if [ "$part" = window ]; then cases+=(--stream-capacity 65536); fi ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
 "$here/dyngc-bench" "${common[@]}" "${cases[@]}" --note "bench/h200/run.sh $backend $tag $part" \
