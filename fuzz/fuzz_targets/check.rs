@@ -1,5 +1,5 @@
 //! The whole front end as `dyngc build` runs it: parse; check when there is no syntax error;
-//! generate when the check succeeds. None of it may panic, hang or overflow the stack, and every
+//! generate (under both schedules) when the check succeeds. None of it may panic, hang or overflow the stack, and every
 //! span the checker reports must be usable to slice the source.
 #![no_main]
 
@@ -19,6 +19,8 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Some(program) = &checked.program {
-        let _ = dyngc_codegen::generate(program);
+        for schedule in [dyngc_codegen::Schedule::Megakernel, dyngc_codegen::Schedule::Partitioned] {
+            let _ = dyngc_codegen::generate(program, schedule);
+        }
     }
 });
