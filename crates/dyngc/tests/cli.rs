@@ -1252,3 +1252,50 @@ fn check_reads_at_most_the_size_limit() {
     let out = dyngc(&["check", "/dev/zero"]);
     assert_exit_says(&out, 1, "file too large: more than the limit of 16777216 bytes");
 }
+
+/// An output of 1 GiB - 4 bytes, which the device's limits (1 GiB on SwiftShader) admit:
+/// either it runs right, or it fails with an out-of-memory error that names the binding and a
+/// non-zero exit, never with an internal error or a panic. (SwiftShader rounds the allocation up
+/// past its real maximum, so there it fails.)
+#[test]
+fn run_an_output_just_below_the_buffer_limit() {
+    let d = tmp("run_big_output");
+    let file = d.join("big.dyn");
+    std::fs::write(
+        &file,
+        "param n: u32;\noutput out: array<u32, n>;\nstage s(@index i: u32) {\n    out[i] = i + 1u;\n}\nentry s(4);\n",
+    )
+    .unwrap();
+    let out_dir = d.join("out");
+    let args = [
+        "run",
+        file.to_str().unwrap(),
+        "--param",
+        "n=268435455",
+        "--arena",
+        "min",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let Some(out) = run_on_device(&args) else {
+        return;
+    };
+    let stderr = text(&out.stderr);
+    match out.status.code() {
+        Some(0) => {
+            let bytes = std::fs::read(out_dir.join("out.npy")).unwrap();
+            let header_end = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+            let first: Vec<u32> = bytes[header_end..header_end + 20]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            assert_eq!(first, [1, 2, 3, 4, 0], "{stderr}");
+            assert_eq!(bytes.len() - header_end, 4 * 268435455);
+        }
+        Some(1) => assert!(
+            stderr.contains("out of GPU memory") && stderr.contains("binding `out`"),
+            "a failure must say what could not be allocated:\n{stderr}"
+        ),
+        other => panic!("exit {other:?}:\n{stderr}"),
+    }
+}

@@ -53,14 +53,16 @@ impl Scopes {
         let internal = block_on(self.internal.pop());
         let oom = block_on(self.oom.pop());
         let validation = block_on(self.validation.pop());
-        if let Some(e) = validation.or(internal) {
-            return Err(Error::Gpu {
+        // Out of memory first: a buffer that could not be allocated makes everything built on
+        // it invalid, and those validation errors would hide the cause.
+        if let Some(e) = oom {
+            return Err(Error::OutOfMemory {
                 during,
                 message: describe(&e),
             });
         }
-        if let Some(e) = oom {
-            return Err(Error::OutOfMemory {
+        if let Some(e) = validation.or(internal) {
+            return Err(Error::Gpu {
                 during,
                 message: describe(&e),
             });
@@ -241,12 +243,25 @@ impl Executor {
                 }
                 _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             };
+            // A scope of its own, so that a failed allocation names its binding.
+            let own = Scopes::push(device);
             let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&b.name),
                 size: p.alloc,
                 usage,
                 mapped_at_creation: false,
             });
+            own.finish("allocating the run's buffers").map_err(|e| match e {
+                Error::OutOfMemory { during, message } => Error::OutOfMemory {
+                    during,
+                    message: format!(
+                        "binding `{}` needs {} ({message}); the device accepted the size but could not allocate it",
+                        b.name,
+                        crate::size::format_bytes(p.alloc)
+                    ),
+                },
+                other => other,
+            })?;
             match (b.role, given) {
                 (Role::Input, Some(InputData::Bytes(bytes))) if !bytes.is_empty() => {
                     queue.write_buffer(&buffer, 0, bytes);
