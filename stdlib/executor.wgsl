@@ -65,6 +65,7 @@ var<workgroup> dyn_wg_fuel: u32;
 var<workgroup> dyn_wg_idle: u32;
 // `pending` as this worker last read it while idle: a change means others make progress.
 var<workgroup> dyn_wg_seen_pending: u32;
+var<workgroup> dyn_wg_seen_progress: u32;
 var<workgroup> dyn_wg_exhausted: u32;
 var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
 // Ring ticket + 1 of the split of the running range published this batch (0 = none), and its
@@ -110,6 +111,11 @@ var<private> dyn_held: u32;
 var<private> dyn_held_stage: u32;
 var<private> dyn_held_rec: u32;
 var<private> dyn_held_words: array<u32, DYN_PAYLOAD_WORDS>;
+// A self-looping stage (glue.rs, dyn_loop_S): its site of `become` itself sets the flag; the
+// units it may still run in this batch, and the units it ran after the first.
+var<private> dyn_self_again: bool;
+var<private> dyn_self_budget: u32;
+var<private> dyn_self_units: u32;
 // The lane staged a frame this batch: it runs no further unit (the caps allow one unit's spawns
 // per lane).
 var<private> dyn_lane_staged: bool;
@@ -493,10 +499,13 @@ fn dyn_plan(me: u32) {
             }
         }
         dyn_wg_stats[DYN_S_IDLE_STEPS] += 1u;
-        // Others are still finishing work (and may lend some): keep polling while `pending`
-        // moves; leave after DYN_IDLE_LIMIT steps in a row without a change (fuel bounds both).
-        if (pending != dyn_wg_seen_pending) {
+        // Others are still finishing work (and may lend some): keep polling while `pending` or
+        // `progress` moves; leave after DYN_IDLE_LIMIT steps in a row without a change (fuel
+        // bounds both).
+        let progress = atomicLoad(&dyn_control[DYN_C_PROGRESS]);
+        if (pending != dyn_wg_seen_pending || progress != dyn_wg_seen_progress) {
             dyn_wg_seen_pending = pending;
+            dyn_wg_seen_progress = progress;
             dyn_wg_idle = 0u;
         }
         dyn_wg_idle += 1u;
@@ -638,8 +647,8 @@ fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
 // One lane: runs the unit whose payload is in dyn_unit_words, then, in registers, what it holds
 // (a `become` carry or a single child) and, in a range window, the next index, while it has
 // staged nothing and has run fewer than DYN_LANE_UNITS units; what it still holds then is staged
-// as a frame. `window` > 0: indices up to `lo + window` of the range frame `f` may be taken.
-fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
+// as a frame. `window` > 0: indices up to `lo + window` of the same range frame may be taken.
+fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     var stage = stage0;
     var index = index0;
     var ran = 0u;
@@ -647,11 +656,17 @@ fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
     // when the stage changes (a chain of carries is one stage).
     var run_stage = stage0;
     var run_length = 0u;
+    // A range window's units share the frame's payload and recursion counter: read once, kept
+    // here, so that taking the next index touches no global memory.
+    let range_words = dyn_unit_words;
+    let range_rec = dyn_cur_rec;
     dyn_lane_staged = false;
     dyn_lane_deferred = false;
     dyn_held = DYN_HELD_NONE;
     loop {
         dyn_cur_stage = stage;
+        dyn_self_units = 0u;
+        dyn_self_budget = DYN_LANE_UNITS - ran;
         dyn_execute(stage, index);
         if (DYN_STREAMS && dyn_lane_deferred) {
             break;
@@ -661,8 +676,9 @@ fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
             run_stage = stage;
             run_length = 0u;
         }
-        run_length += 1u;
-        ran += 1u;
+        // A self-looping stage ran its own `become`s too (glue.rs, dyn_loop_S).
+        run_length += 1u + dyn_self_units;
+        ran += 1u + dyn_self_units;
         if (dyn_held != DYN_HELD_NONE) {
             // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
             if (dyn_lane_staged || ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
@@ -685,8 +701,8 @@ fn dyn_run_units(stage0: u32, index0: u32, f: u32, lo: u32, window: u32) {
         }
         stage = stage0;
         index = lo + j;
-        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
-        dyn_load_unit(f);
+        dyn_cur_rec = range_rec;
+        dyn_unit_words = range_words;
     }
     atomicAdd(&dyn_wg_units[run_stage], run_length);
     if (ran > 1u) {
@@ -717,7 +733,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
         dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
         dyn_load_unit(f);
-        dyn_run_units(stage, cmd[3] + lid, f, cmd[3], cmd[2]);
+        dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
         return;
     }
     var a = 0u;
@@ -749,7 +765,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     }
     dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
     dyn_load_unit(f);
-    dyn_run_units(stage, dyn_wg_los[a] + offset, f, 0u, 0u);
+    dyn_run_units(stage, dyn_wg_los[a] + offset, 0u, 0u);
 }
 
 // Lane 0 only, after a DYN_CMD_RANGE batch: moves the frame's first index past what the lanes
@@ -995,6 +1011,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let done = atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted;
         if (made != done) {
             atomicAdd(&dyn_control[DYN_C_PENDING], made - done);
+        } else {
+            // Still a sign of progress for idle workers, which leave only when none is seen.
+            atomicAdd(&dyn_control[DYN_C_PROGRESS], 1u);
         }
         // Fallbacks: children the ring should have taken but had no room for.
         dyn_wg_stats[DYN_S_FALLBACKS] += offered - to_ring - (keyed - min(to_ring, keyed));
@@ -1055,11 +1074,13 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
     let me = wid.x;
     dyn_shard_setup(me);
+    dyn_streams_setup();
     if (lid == 0u) {
         dyn_wg_top = atomicLoad(&dyn_arena[me]);
         dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
         dyn_wg_idle = 0u;
         dyn_wg_seen_pending = 0u;
+        dyn_wg_seen_progress = 0u;
         dyn_wg_stats = array<u32, DYN_S_COUNT>();
         atomicStore(&dyn_wg_lane_units, 0u);
         if (me == 0u) {
@@ -1133,6 +1154,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
 @compute @workgroup_size(1)
 fn dyn_init() {
     dyn_load_params();
+    dyn_shard_setup(0u);
+    dyn_streams_init();
     let count = dyn_entry_count();
     atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
     atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);

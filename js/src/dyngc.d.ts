@@ -3,7 +3,7 @@
 
 // GPU* types: the @webgpu/types package (or a lib with WebGPU).
 
-export const SCHEMA: 'dyngc-manifest/2';
+export const SCHEMA: 'dyngc-manifest/3';
 /** Stream window in elements when none is chosen: 2^20. */
 export const DEFAULT_STREAM_CAPACITY: number;
 
@@ -94,9 +94,12 @@ export interface StreamInfo {
   binding: string;
   /** Byte offset of the window capacity (u32, elements) in the parameter uniform. */
   capacity_offset: number;
-  /** Control words: room promised to running units; elements written since the last drain. */
-  reserved_word: number;
-  written_word: number;
+  /** Control word: the number of sub-windows S (a power of two, 1 to `max_sub_windows`), set by the init launch. */
+  sub_windows_word: number;
+  /** Control word of sub-window 0's reserved count; its written count is the next word; sub-window s's pair is `s * counts_stride` words later. */
+  counts_word: number;
+  counts_stride: number;
+  max_sub_windows: number;
   /** The most elements one unit may emit: the smallest window. */
   min_capacity: number;
   /** Struct elements only. */
@@ -141,7 +144,7 @@ export interface Executor {
 }
 
 export interface Manifest {
-  schema: 'dyngc-manifest/2';
+  schema: 'dyngc-manifest/3';
   name: string;
   wgsl: string;
   workgroup_size: number;
@@ -183,7 +186,7 @@ export interface Snapshot {
   stats: Record<string, number>;
   unitsPerStage: Record<string, number>;
   /** Per stream: elements reserved and written since the last drain (as read, before draining). */
-  streams: Record<string, { reserved: number; written: number }>;
+  streams: Record<string, { reserved: number; written: number; subWindows: { reserved: number; written: number }[] }>;
   /** Whether a window was full: the workers left their launches until it is drained. */
   streamFull: boolean;
   /** Drains of this run so far (each copies every non-empty window out). */
@@ -231,8 +234,9 @@ export function streamCapacity(
 ): number;
 /**
  * The drain step after a readback `words` (no kernel error): when a window is full or the run is
- * done, copies every window's elements out to `deliver`, then zeroes the stream words. Resolves
- * true when it drained; rejects when reserved and written disagree.
+ * done, copies every sub-window's elements out to `deliver` (one call per non-empty stream), then
+ * zeroes the stream words. Resolves true when it drained; rejects when reserved and written
+ * disagree.
  */
 export function drainStreams(
   device: GPUDevice,

@@ -14,7 +14,7 @@
 //
 // Types: ./dyngc.d.ts.
 
-export const SCHEMA = 'dyngc-manifest/2';
+export const SCHEMA = 'dyngc-manifest/3';
 
 /** A stream window's capacity in elements when the engine chooses none (as `dyngc run`'s). */
 export const DEFAULT_STREAM_CAPACITY = 1 << 20;
@@ -96,9 +96,22 @@ export function decodeControl(m, words) {
     const stage = m.stages.find((s) => s.id === stageId);
     error = { code, name: e?.name ?? `UNKNOWN(${code})`, meaning: e?.meaning ?? 'unknown error code', stage: stage?.name ?? `#${stageId}`, stageId, value, bound };
   }
-  const streams = Object.fromEntries((m.executor.streams ?? []).map((st) => [st.binding, { reserved: words[st.reserved_word], written: words[st.written_word] }]));
+  const streams = Object.fromEntries((m.executor.streams ?? []).map((st) => {
+    const subWindows = subWindowCounts(st, words);
+    const sum = (k) => subWindows.reduce((n, w) => n + w[k], 0);
+    return [st.binding, { reserved: sum('reserved'), written: sum('written'), subWindows }];
+  }));
   const streamFull = m.executor.stream_full !== undefined && m.executor.stream_full !== null && words[m.executor.stream_full] !== 0;
   return { words, done: words[c.done] !== 0, error, stats, unitsPerStage: units, streams, streamFull };
+}
+
+/** A stream's sub-windows as a control block `words` holds them: `{ reserved, written }` each. */
+function subWindowCounts(st, words) {
+  const n = Math.min(words[st.sub_windows_word], st.max_sub_windows);
+  return Array.from({ length: n }, (_, s) => {
+    const at = st.counts_word + s * st.counts_stride;
+    return { reserved: words[at], written: words[at + 1] };
+  });
 }
 
 /** Refuses a manifest this package cannot run: another schema, missing or disagreeing executor bindings. */
@@ -138,40 +151,62 @@ export function streamCapacity(manifest, stream, workers, limits, requested = DE
 /**
  * The drain step of docs/manifest.md, "Streams", after a control-block readback `words` with no
  * kernel error: when a window filled (`stream_full`), or the run is done with elements left,
- * checks that every stream's `written` equals its `reserved`, copies elements `0..written` of each
- * window out with mapAsync and hands them to `deliver(name, bytes)` (whole elements; empty windows
- * are skipped), then zeroes `reserved`, `written` and `stream_full` with writeBuffer, ahead of
- * the next submission. `buffer(name)` gives a binding's GPUBuffer. Resolves true when it drained.
+ * checks that every sub-window's `written` equals its `reserved`, copies the first `written`
+ * elements of each sub-window out (one copy, one mapAsync) and hands each stream's to
+ * `deliver(name, bytes)` (whole elements; empty windows are skipped), then zeroes every
+ * sub-window's counts and `stream_full` with writeBuffer, ahead of the next submission.
+ * `buffer(name)` gives a binding's GPUBuffer, which holds exactly the window's capacity in
+ * elements. Resolves true when it drained.
  */
 export async function drainStreams(device, manifest, words, buffer, deliver) {
   const ex = manifest.executor;
   const streams = ex.streams ?? [];
   if (streams.length === 0 || words[ex.control.error] !== 0) return false;
   const full = words[ex.stream_full] !== 0;
-  if (!full && !(words[ex.control.done] !== 0 && streams.some((st) => words[st.written_word] > 0))) return false;
-  const windows = streams.map((st) => {
-    const [reserved, written] = [words[st.reserved_word], words[st.written_word]];
+  const counts = streams.map((st) => subWindowCounts(st, words));
+  if (!full && !(words[ex.control.done] !== 0 && counts.flat().some((w) => w.written > 0))) return false;
+  let total = 0;
+  const windows = streams.map((st, j) => {
     const window = buffer(st.binding);
-    const bytes = written * manifest.bindings.find((b) => b.name === st.binding).element.size;
-    if (reserved !== written) throw new Error(`stream \`${st.binding}\` has ${reserved} elements reserved and ${written} written between launches (an executor bug: please report it)`);
-    if (bytes > window.size) throw new Error(`stream \`${st.binding}\` reports ${written} elements, more than its window holds (an executor bug: please report it)`);
-    return { name: st.binding, window, bytes };
-  }).filter((w) => w.bytes > 0);
-  const encoder = device.createCommandEncoder({ label: 'dyngc stream drain' });
-  for (const w of windows) {
-    w.staging = device.createBuffer({ label: `dyngc ${w.name} drain`, size: w.bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    encoder.copyBufferToBuffer(w.window, 0, w.staging, 0, w.bytes);
-  }
-  device.queue.submit([encoder.finish()]);
-  try {
-    await Promise.all(windows.map((w) => w.staging.mapAsync(GPUMapMode.READ)));
-    for (const w of windows) deliver(w.name, new Uint8Array(w.staging.getMappedRange().slice(0)));
-  } finally {
-    for (const w of windows) w.staging.destroy();
+    const size = manifest.bindings.find((b) => b.name === st.binding).element.size;
+    const n = counts[j].length;
+    const per = Math.floor(Math.floor(window.size / size) / n);
+    if (!(n > 0 && (n & (n - 1)) === 0 && per > 0)) throw new Error(`stream \`${st.binding}\` reports ${n} sub-windows in a window of ${window.size / size} elements (an executor bug: please report it)`);
+    const ranges = [];
+    counts[j].forEach(({ reserved, written }, s) => {
+      if (reserved !== written) throw new Error(`stream \`${st.binding}\` has ${reserved} elements reserved and ${written} written in sub-window ${s} between launches (an executor bug: please report it)`);
+      if (written > per) throw new Error(`stream \`${st.binding}\` reports ${written} elements in sub-window ${s} of ${per} (an executor bug: please report it)`);
+      if (written > 0) ranges.push({ offset: s * per * size, bytes: written * size });
+    });
+    const bytes = ranges.reduce((n, r) => n + r.bytes, 0);
+    const at = total;
+    total += bytes;
+    return { name: st.binding, window, ranges, at, bytes };
+  });
+  if (total > 0) {
+    const staging = device.createBuffer({ label: 'dyngc stream drain', size: total, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const encoder = device.createCommandEncoder({ label: 'dyngc stream drain' });
+    let at = 0;
+    for (const w of windows) {
+      for (const r of w.ranges) {
+        encoder.copyBufferToBuffer(w.window, r.offset, staging, at, r.bytes);
+        at += r.bytes;
+      }
+    }
+    device.queue.submit([encoder.finish()]);
+    try {
+      await staging.mapAsync(GPUMapMode.READ);
+      const data = staging.getMappedRange();
+      for (const w of windows) if (w.bytes > 0) deliver(w.name, new Uint8Array(data.slice(w.at, w.at + w.bytes)));
+    } finally {
+      staging.destroy();
+    }
   }
   const control = buffer(manifest.bindings.find((b) => b.role === 'control').name);
-  const zero = new Uint32Array(1);
-  for (const word of [...streams.flatMap((st) => [st.reserved_word, st.written_word]), ex.stream_full]) device.queue.writeBuffer(control, word * 4, zero);
+  streams.forEach((st, j) => {
+    if (counts[j].length > 0) device.queue.writeBuffer(control, st.counts_word * 4, new Uint32Array((counts[j].length - 1) * st.counts_stride + 2));
+  });
+  device.queue.writeBuffer(control, ex.stream_full * 4, new Uint32Array(1));
   return true;
 }
 

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Written into every manifest; bumped on any incompatible change.
-pub const SCHEMA: &str = "dyngc-manifest/2";
+pub const SCHEMA: &str = "dyngc-manifest/3";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -300,19 +300,27 @@ pub struct Executor {
 }
 
 /// One stream output. Its buffer holds `capacity` elements (the host chooses, at least
-/// `min_capacity`, and writes it at `capacity_offset` of the parameter uniform); elements
-/// `0..written` are the ones emitted since the last drain. Between launches (no unit in
-/// flight) `reserved == written`; draining copies them out and zeroes both words.
+/// `min_capacity`, and writes it at `capacity_offset` of the parameter uniform), split into `S`
+/// sub-windows of `capacity / S` elements (rounded down); the init launch writes `S` at
+/// `sub_windows_word`, and it stays for the run. Sub-window `s` holds elements
+/// `s * (capacity / S)` onward, and its first `written` of them are the ones emitted there since
+/// the last drain. Between launches (no unit in flight) each sub-window's `reserved == written`;
+/// draining copies them out and zeroes both words of every sub-window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StreamInfo {
     /// The binding's name.
     pub binding: String,
     /// Byte offset of the window capacity (`u32`, elements) in the parameter uniform.
     pub capacity_offset: u32,
-    /// Control word: room promised to running units.
-    pub reserved_word: u32,
-    /// Control word: elements written.
-    pub written_word: u32,
+    /// Control word: `S`, the number of sub-windows (a power of two, 1 to `max_sub_windows`).
+    pub sub_windows_word: u32,
+    /// Control word of sub-window 0's reserved count (room promised to running units); its
+    /// written count (elements written) is the next word. Sub-window `s`'s pair starts
+    /// `s * counts_stride` words later.
+    pub counts_word: u32,
+    pub counts_stride: u32,
+    /// The most sub-windows: the control block has room for this many pairs.
+    pub max_sub_windows: u32,
     /// The most elements one unit may emit into this stream: a smaller window could never
     /// start that unit.
     pub min_capacity: u32,

@@ -41,6 +41,10 @@ pub const RANGE_WINDOW: u32 = 16;
 pub const LEND_FRAMES: u32 = 8;
 /// Words of one cache line: hot control words sit on lines of their own.
 pub const LINE_WORDS: u32 = 32;
+/// Most sub-windows one stream window is split into (docs/executor.md, "Streams"): each has its
+/// own reserved and written counts on a line of its own, so that no count is shared by more than
+/// a few workers.
+pub const STREAM_SUB_WINDOWS: u32 = 32;
 /// Mark words one sweep step scans.
 pub const SWEEP_WORDS: u32 = 16;
 /// Smallest ring, in slots.
@@ -58,8 +62,8 @@ pub const QUEUE_WORDS: u32 = 8;
 pub const MAX_DISPATCH_GROUPS: u32 = 65535;
 
 /// Control-block words, in order. The executor's WGSL refers to them as `DYN_C_<NAME>`. The
-/// words every worker touches every step (`DONE`) and every batch (`PENDING`) each have a cache
-/// line of their own, and so does each of the [`MAX_SHARDS`] ring shards (`SHARDS`: shard s's
+/// words every worker touches every step (`DONE`) and every batch (`PENDING`, or `PROGRESS` when
+/// a batch leaves `pending` as it was) each have a cache line of their own, and so does each of the [`MAX_SHARDS`] ring shards (`SHARDS`: shard s's
 /// head at `SHARDS + s * LINE_WORDS`, its tail in the next word); the statistics, written once
 /// per worker and launch, share the first line after `ERROR`.
 pub const CONTROL: &[(&str, u32)] = &[
@@ -81,6 +85,7 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("IDLE_STEPS", 20),
     ("BUSY_WORKERS", 21),
     ("PENDING", LINE_WORDS),
+    ("PROGRESS", LINE_WORDS + 1),
     ("SHARDS", 2 * LINE_WORDS),
     ("UNITS", (2 + MAX_SHARDS) * LINE_WORDS),
 ];
@@ -271,11 +276,12 @@ impl Layout {
         let stack_frames = levels * generation + 2 * batch;
         let queue_control = control("UNITS") + program.stages.len() as u32;
         let queue_end = queue_control + queues * QUEUE_WORDS;
-        // Streams: the full flag on a line of its own, then one line per stream (reserved,
-        // written): every emit adds to its stream's written word.
+        // Streams: the full flag on a line of its own, then per stream a line whose first word
+        // is its sub-window count, and a line per sub-window (reserved, written): every emit adds
+        // to its sub-window's written word.
         let stream_control = (queue_end + u32::from(queues > 0)).next_multiple_of(LINE_WORDS);
         let control_words = if streams > 0 {
-            stream_control + LINE_WORDS * (1 + streams)
+            stream_control + LINE_WORDS * (1 + streams * (1 + STREAM_SUB_WINDOWS))
         } else {
             queue_end + u32::from(queues > 0)
         };
@@ -298,10 +304,11 @@ impl Layout {
         })
     }
 
-    /// Control words (reserved, written) of stream `j`.
+    /// Control words of stream `j`: its sub-window count, and sub-window 0's reserved count
+    /// (sub-window `s`'s is `LINE_WORDS * s` words later, its written count the word after).
     pub fn stream_words(&self, j: u32) -> (u32, u32) {
-        let base = self.stream_control + LINE_WORDS * (1 + j);
-        (base, base + 1)
+        let base = self.stream_control + LINE_WORDS * (1 + j * (1 + STREAM_SUB_WINDOWS));
+        (base, base + LINE_WORDS)
     }
 
     pub fn bytes_per_worker(&self) -> u64 {
@@ -339,6 +346,7 @@ impl Layout {
         c("MAX_SHARDS", MAX_SHARDS);
         c("MIN_SHARD_SLOTS", MIN_SHARD_SLOTS);
         c("LINE_WORDS", LINE_WORDS);
+        c("STREAM_SUB_WINDOWS", STREAM_SUB_WINDOWS);
         c("PAYLOAD_WORDS", (self.frame_words - FRAME_HEADER_WORDS).max(1));
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);

@@ -517,7 +517,7 @@ fn module_text(program: &Program, partition: &Partition, layout: &Layout, bindin
     out.push("\n");
     out.push(&streams::stream_glue(program, layout));
     dyngc_ir::wgsl::user_module(program, &mut out, &|k| glue::site_fn(program, partition, k), &|r| {
-        streams::emit_fn(program, layout, r)
+        streams::emit_fn(program, r)
     });
     out.push(&glue::executor_glue(program, partition, layout));
     out.push("\n");
@@ -817,18 +817,16 @@ fn manifest(
                 .iter()
                 .enumerate()
                 .map(|(j, &r)| {
-                    let (reserved_word, written_word) = layout.stream_words(j as u32);
+                    let (sub_windows_word, counts_word) = layout.stream_words(j as u32);
                     art::StreamInfo {
                         binding: program.resources[r].name.clone(),
                         capacity_offset: 16
                             + 4 * (program.params.len() + glue::length_slots(program).count() + j) as u32,
-                        reserved_word,
-                        written_word,
-                        min_capacity: (0..program.stages.len())
-                            .map(|s| program.max_emit(s, r))
-                            .max()
-                            .unwrap_or(0)
-                            .max(1),
+                        sub_windows_word,
+                        counts_word,
+                        counts_stride: layout::LINE_WORDS,
+                        max_sub_windows: layout::STREAM_SUB_WINDOWS,
+                        min_capacity: streams::min_capacity(program, r),
                         fields: match &program.resources[r].elem {
                             Ty::Struct(_) => {
                                 let mut fields = Vec::new();

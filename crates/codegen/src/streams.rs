@@ -1,11 +1,12 @@
 //! Stream outputs (docs/executor.md, "Streams"): the `emit` functions bodies call, and the
 //! reservation around each unit of an emitting stage.
 //!
-//! Stream `j` (the `j`-th stream resource) has a window of `dyn_params.dyn_cap_NAME` elements
-//! and two control words: `reserved`, the room promised to units that started, and `written`,
-//! the elements appended. A unit starts only after reserving its stage's maximum in every stream
-//! it emits into, so `written <= reserved <= capacity` always holds and an emit never fails for
-//! want of room; at the unit's end the unused part of its reservation is given back. A unit
+//! Stream `j` (the `j`-th stream resource) has a window of `dyn_params.dyn_cap_NAME` elements,
+//! split into `S` equal sub-windows (the init launch picks `S`), each with two control words:
+//! `reserved`, the room promised to units that started, and `written`, the elements appended. A
+//! unit starts only after reserving its stage's maximum in one sub-window of every stream it
+//! emits into, so `written <= reserved <= capacity / S` always holds there and an emit never
+//! fails for want of room; at the unit's end the unused part of its reservation is given back. A unit
 //! that cannot reserve is staged again as a frame of its own (`dyn_defer`) and raises the full
 //! flag: workers leave the launch, and the host drains the windows and launches again.
 
@@ -22,10 +23,10 @@ fn stream_index(program: &Program, r: usize) -> u32 {
         .expect("a stream resource") as u32
 }
 
-/// `fn dyn_emit_R(v: T)`: appends `v` to stream `r`'s window, within the unit's reservation.
-pub fn emit_fn(program: &Program, layout: &Layout, r: usize) -> String {
+/// `fn dyn_emit_R(v: T)`: appends `v` to the unit's sub-window of stream `r`, within its
+/// reservation.
+pub fn emit_fn(program: &Program, r: usize) -> String {
     let j = stream_index(program, r);
-    let (_, written) = layout.stream_words(j);
     let res = &program.resources[r];
     format!(
         "{sig} {{
@@ -34,67 +35,117 @@ pub fn emit_fn(program: &Program, layout: &Layout, r: usize) -> String {
         return;
     }}
     dyn_emitted_{j} += 1u;
-    let i = atomicAdd(&dyn_control[{written}u], 1u);
-    if (i >= dyn_params.dyn_cap_{name}) {{
-        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, i, dyn_params.dyn_cap_{name});
+    let i = atomicAdd(&dyn_control[dyn_emit_at_{j} + 1u], 1u);
+    if (i >= dyn_sub_cap_{j}) {{
+        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, i, dyn_sub_cap_{j});
         return;
     }}
-    {var}[i] = v;
+    {var}[dyn_emit_base_{j} + i] = v;
 }}
 ",
         sig = dyngc_ir::wgsl::emit_signature(program, r),
-        name = res.name,
         var = dyngc_ir::wgsl::binding_var(res),
     )
 }
 
-/// Per stream: the unit's reservation and count, and the functions that take and return room.
+/// The most elements one unit of any stage may emit into stream `r` (at least 1): a window
+/// smaller than this could never start that unit.
+pub fn min_capacity(program: &Program, r: usize) -> u32 {
+    (0..program.stages.len())
+        .map(|s| program.max_emit(s, r))
+        .max()
+        .unwrap_or(0)
+        .max(1)
+}
+
+/// Per stream: the sub-windows, the unit's reservation and count, and the functions that take
+/// and return room; `dyn_streams_init` (the init launch) and `dyn_streams_setup` (each worker,
+/// each launch) are empty for a program without streams.
 pub fn stream_glue(program: &Program, layout: &Layout) -> String {
     let mut out = String::new();
+    let mut init = String::new();
+    let mut setup = String::new();
     for (j, &r) in program.streams().iter().enumerate() {
-        let (reserved, _) = layout.stream_words(j as u32);
+        let (subs_word, counts) = layout.stream_words(j as u32);
         let cap = format!("dyn_params.dyn_cap_{}", program.resources[r].name);
-        // The relaxed load first keeps a full window from being hammered by adds that must be
-        // undone; the add decides. `cap >= m` (the host never makes a window smaller than the
-        // largest maximum), and at most one reservation per lane is in flight, each at most
-        // MAX_EMIT_PER_UNIT, so the counter cannot wrap.
+        let most = min_capacity(program, r);
+        // A power of two, at most one per ring shard (so about DYN_SHARD_WORKERS workers share
+        // one), and each at least the largest maximum; fixed for the run by the init launch.
+        let _ = write!(
+            init,
+            "
+    atomicStore(&dyn_control[{subs_word}u], 1u << firstLeadingBit(max(1u, min(min(dyn_shards, {cap} / {most}u), DYN_STREAM_SUB_WINDOWS))));"
+        );
+        let _ = write!(
+            setup,
+            "
+    dyn_subs_{j} = max(1u, atomicLoad(&dyn_control[{subs_word}u]));
+    dyn_sub_cap_{j} = {cap} / dyn_subs_{j};"
+        );
+        // The relaxed load first keeps a full sub-window from being hammered by adds that must
+        // be undone; the add decides. A full home sub-window sends the unit to the next one; all
+        // full raises the flag. `dyn_sub_cap >= m` (the init launch keeps every sub-window at
+        // least the largest maximum), and at most one reservation per lane is in flight, each
+        // at most MAX_EMIT_PER_UNIT, so a count cannot wrap.
         let _ = write!(
             out,
-            "var<private> dyn_emitted_{j}: u32;
+            "var<private> dyn_subs_{j}: u32;
+var<private> dyn_sub_cap_{j}: u32;
+var<private> dyn_emit_at_{j}: u32;
+var<private> dyn_emit_base_{j}: u32;
+var<private> dyn_emitted_{j}: u32;
 var<private> dyn_emit_room_{j}: u32;
 
 fn dyn_reserve_{j}(m: u32) -> bool {{
-    if (atomicLoad(&dyn_control[{reserved}u]) > {cap} - m) {{
-        atomicStore(&dyn_control[DYN_C_STREAM_FULL], 1u);
-        return false;
+    for (var k = 0u; k < dyn_subs_{j}; k++) {{
+        let s = (dyn_home + k) & (dyn_subs_{j} - 1u);
+        let at = {counts}u + s * DYN_LINE_WORDS;
+        if (atomicLoad(&dyn_control[at]) > dyn_sub_cap_{j} - m) {{
+            continue;
+        }}
+        if (atomicAdd(&dyn_control[at], m) > dyn_sub_cap_{j} - m) {{
+            atomicSub(&dyn_control[at], m);
+            continue;
+        }}
+        dyn_emit_at_{j} = at;
+        dyn_emit_base_{j} = s * dyn_sub_cap_{j};
+        dyn_emitted_{j} = 0u;
+        dyn_emit_room_{j} = m;
+        return true;
     }}
-    if (atomicAdd(&dyn_control[{reserved}u], m) > {cap} - m) {{
-        atomicSub(&dyn_control[{reserved}u], m);
-        atomicStore(&dyn_control[DYN_C_STREAM_FULL], 1u);
-        return false;
-    }}
-    dyn_emitted_{j} = 0u;
-    dyn_emit_room_{j} = m;
-    return true;
+    atomicStore(&dyn_control[DYN_C_STREAM_FULL], 1u);
+    return false;
 }}
 
 fn dyn_release_{j}() {{
     let unused = dyn_emit_room_{j} - dyn_emitted_{j};
     if (unused != 0u) {{
-        atomicSub(&dyn_control[{reserved}u], unused);
+        atomicSub(&dyn_control[dyn_emit_at_{j}], unused);
     }}
     dyn_emit_room_{j} = 0u;
 }}
 
 // A later stream of the same unit was full: the unit does not start, so all of this goes back.
 fn dyn_release_all_{j}() {{
-    atomicSub(&dyn_control[{reserved}u], dyn_emit_room_{j});
+    atomicSub(&dyn_control[dyn_emit_at_{j}], dyn_emit_room_{j});
     dyn_emit_room_{j} = 0u;
 }}
 
 "
         );
     }
+    let _ = write!(
+        out,
+        "// After dyn_shard_setup (dyn_shards), before the entry is seeded.
+fn dyn_streams_init() {{{init}
+}}
+
+// After dyn_shard_setup, before the first batch.
+fn dyn_streams_setup() {{{setup}
+}}
+
+"
+    );
     out
 }
 

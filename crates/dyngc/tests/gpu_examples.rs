@@ -35,14 +35,16 @@ static GPU: LazyLock<Gpu> = LazyLock::new(|| {
 const SCHEDULES: [Schedule; 2] = [Schedule::Megakernel, Schedule::Partitioned];
 
 /// Each example compiled under each schedule and turned into pipelines once, on first use.
-static EXECUTORS: [[OnceLock<Executor>; SCHEDULES.len()]; support::EXAMPLES.len()] =
-    [const { [const { OnceLock::new() }; SCHEDULES.len()] }; support::EXAMPLES.len()];
+const PROGRAMS: usize = support::EXAMPLES.len() + support::TEST_PROGRAMS.len();
+static EXECUTORS: [[OnceLock<Executor>; SCHEDULES.len()]; PROGRAMS] =
+    [const { [const { OnceLock::new() }; SCHEDULES.len()] }; PROGRAMS];
 
 fn executor(example: &str, schedule: Schedule) -> &'static Executor {
     let i = support::EXAMPLES
         .iter()
+        .chain(&support::TEST_PROGRAMS)
         .position(|&e| e == example)
-        .expect("a shipped example");
+        .expect("a shipped example or a test program");
     let j = SCHEDULES.iter().position(|&s| s == schedule).expect("a schedule");
     EXECUTORS[i][j].get_or_init(|| {
         let artifact = support::compile(example, schedule);
@@ -450,6 +452,17 @@ fn collatz_random() {
         }
         Ok(())
     });
+}
+
+/// Self-`become`s run in a loop around the body (glue.rs, `dyn_loop_S`): with a struct payload
+/// and two sites, after a spawn in the same unit (the loop must stop: one unit's frames per lane),
+/// and with no payload, whose chains end on a shared counter. Long walks (values up to 100,000)
+/// run past the lane's unit budget, so some are held and staged as carries.
+#[test]
+fn self_loops_with_spawns_and_without_payload() {
+    let x = support::collatz_inputs(600, 100_000, 5);
+    let case = support::self_loops_case("600 values below 100,000", x);
+    check_matrix(&case, false, &no_extra);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ struct Combo {
 
 /// Capacities 1, 7, `exact` and large, each at the minimum arena and a large one with 64
 /// workers; the fuel alternates between the default and 2 (many launches); one more run with a
-/// large arena and a single worker.
+/// large arena and a single worker, and one with 256 workers, whose windows split into the most
+/// sub-windows (one per ring shard of 8 workers, at most 32).
 fn combos(exact: u64) -> Vec<Combo> {
     let mut out = Vec::new();
     for (i, capacity) in [1, 7, exact.max(1), LARGE_WINDOW].into_iter().enumerate() {
@@ -58,6 +59,12 @@ fn combos(exact: u64) -> Vec<Combo> {
         capacity: 7,
         arena: Some(LARGE_ARENA),
         workers: 1,
+        fuel: None,
+    });
+    out.push(Combo {
+        capacity: exact.max(1),
+        arena: Some(LARGE_ARENA),
+        workers: 256,
         fuel: None,
     });
     out

@@ -619,7 +619,7 @@ impl Run<'_> {
     /// streams; then sets the next chain's length (one launch after a full window). Nothing to
     /// do for a program without streams.
     pub fn drain(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
-        if snapshot.stream_full || (snapshot.done && snapshot.streams.iter().any(|&(_, w)| w > 0)) {
+        if snapshot.stream_full || (snapshot.done && snapshot.streams.iter().flatten().any(|&(_, w)| w > 0)) {
             self.drain_streams(&snapshot.streams)?;
         }
         self.chain = if snapshot.stream_full {
@@ -640,46 +640,92 @@ impl Run<'_> {
         self.chain
     }
 
-    /// Between launches (nothing in flight, so each window's reserved count equals its written
-    /// count): hands each window's elements to the sink or the collection, then empties the
-    /// windows and clears the full flag, ahead of the next submission.
-    fn drain_streams(&mut self, counts: &[(u32, u32)]) -> Result<(), Error> {
+    /// Between launches (nothing in flight, so each sub-window's reserved count equals its
+    /// written count): hands each window's elements to the sink or the collection, then empties
+    /// the windows and clears the full flag, ahead of the next submission. Every stream's
+    /// sub-windows come back in one copy and one map.
+    fn drain_streams(&mut self, counts: &[Vec<(u32, u32)>]) -> Result<(), Error> {
         let manifest = &self.exec.manifest;
-        for (j, &(reserved, written)) in counts.iter().enumerate() {
+        let bug = |name: &str, what: String| Error::Gpu {
+            during: "draining a stream",
+            message: format!("stream `{name}` {what} (an executor bug: please report it)"),
+        };
+        // Per stream: (binding, byte ranges of its buffer); then all of them into one buffer.
+        let mut ranges = Vec::new();
+        for (j, subs) in counts.iter().enumerate() {
             let (i, _) = self.streams[j];
-            let name = manifest.bindings[i].name.clone();
-            if reserved != written {
-                return Err(Error::Gpu {
-                    during: "draining a stream",
-                    message: format!(
-                        "stream `{name}` has {reserved} elements reserved and {written} written between launches (an executor bug: please report it)"
-                    ),
-                });
-            }
-            if written as u64 > self.plan.buffers[i].length {
-                return Err(Error::Gpu {
-                    during: "draining a stream",
-                    message: format!(
-                        "stream `{name}` reports {written} elements in a window of {} (an executor bug: please report it)",
-                        self.plan.buffers[i].length
-                    ),
-                });
-            }
+            let name = &manifest.bindings[i].name;
+            let capacity = self.plan.buffers[i].length;
             let size = manifest.bindings[i].element.size as u64;
-            let bytes = self.read_binding(i, written as u64 * size, Duration::from_secs(600))?;
-            match &mut self.stream_sink.0 {
-                Some(sink) => sink(&name, &bytes),
-                None => self.streams[j].1.extend_from_slice(&bytes),
+            let n = subs.len() as u64;
+            if !(n.is_power_of_two() && n <= capacity) {
+                return Err(bug(name, format!("reports {n} sub-windows in a window of {capacity}")));
+            }
+            let mut own = Vec::new();
+            for (s, &(reserved, written)) in subs.iter().enumerate() {
+                if reserved != written {
+                    return Err(bug(
+                        name,
+                        format!(
+                            "has {reserved} elements reserved and {written} written in sub-window {s} between launches"
+                        ),
+                    ));
+                }
+                if written as u64 > capacity / n {
+                    return Err(bug(
+                        name,
+                        format!("reports {written} elements in sub-window {s} of {}", capacity / n),
+                    ));
+                }
+                if written > 0 {
+                    own.push((s as u64 * (capacity / n) * size, written as u64 * size));
+                }
+            }
+            ranges.push((i, own));
+        }
+        let total: u64 = ranges.iter().flat_map(|(_, r)| r).map(|&(_, len)| len).sum();
+        if total > 0 {
+            let device = &self.exec.device;
+            let scopes = Scopes::push(device);
+            let staging = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("dyngc stream drain"),
+                size: total,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&Default::default());
+            let mut at = 0;
+            for (i, own) in &ranges {
+                for &(offset, len) in own {
+                    encoder.copy_buffer_to_buffer(&self.buffers[*i], offset, &staging, at, len);
+                    at += len;
+                }
+            }
+            let index = self.queue.submit([encoder.finish()]);
+            scopes.finish("draining streams")?;
+            let timeout = Duration::from_secs(600);
+            let data = self.read_mapped(&staging, index, Instant::now() + timeout, timeout, "stream windows")?;
+            let mut at = 0;
+            for (j, (i, own)) in ranges.iter().enumerate() {
+                let len: u64 = own.iter().map(|&(_, len)| len).sum();
+                let bytes = &data[at as usize..(at + len) as usize];
+                at += len;
+                match &mut self.stream_sink.0 {
+                    Some(sink) => sink(&manifest.bindings[*i].name, bytes),
+                    None => self.streams[j].1.extend_from_slice(bytes),
+                }
             }
         }
-        let zero = 0u32.to_le_bytes();
         let control = &self.buffers[self.control];
-        for st in &manifest.executor.streams {
-            self.queue.write_buffer(control, st.reserved_word as u64 * WORD, &zero);
-            self.queue.write_buffer(control, st.written_word as u64 * WORD, &zero);
+        for (st, subs) in manifest.executor.streams.iter().zip(counts) {
+            if let Some(last) = subs.len().checked_sub(1) {
+                let words = last as u64 * st.counts_stride as u64 + 2;
+                self.queue
+                    .write_buffer(control, st.counts_word as u64 * WORD, &vec![0; (words * WORD) as usize]);
+            }
         }
         if let Some(w) = manifest.executor.stream_full {
-            self.queue.write_buffer(control, w as u64 * WORD, &zero);
+            self.queue.write_buffer(control, w as u64 * WORD, &0u32.to_le_bytes());
         }
         self.stream_drains += 1;
         Ok(())

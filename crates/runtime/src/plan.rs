@@ -662,8 +662,19 @@ pub fn validate(m: &Manifest) -> Result<(), Error> {
             ));
         }
         in_uniform(&format!("capacity of `{}`", st.binding), st.capacity_offset)?;
-        in_control(&format!("reserved word of `{}`", st.binding), st.reserved_word, 1)?;
-        in_control(&format!("written word of `{}`", st.binding), st.written_word, 1)?;
+        in_control(&format!("sub-window count of `{}`", st.binding), st.sub_windows_word, 1)?;
+        if st.max_sub_windows == 0 || !st.max_sub_windows.is_power_of_two() || st.counts_stride < 2 {
+            return bad(format!(
+                "stream `{}`: max_sub_windows {} must be a power of two and counts_stride {} at least 2",
+                st.binding, st.max_sub_windows, st.counts_stride
+            ));
+        }
+        let last = st.counts_word as u64 + (st.max_sub_windows as u64 - 1) * st.counts_stride as u64;
+        in_control(
+            &format!("counts of `{}`", st.binding),
+            st.counts_word,
+            last - st.counts_word as u64 + 2,
+        )?;
     }
     let a = &ex.arena;
     if a.bytes_per_worker == 0 || a.bytes_per_slot == 0 {

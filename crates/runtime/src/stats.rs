@@ -151,8 +151,9 @@ pub struct Snapshot {
     pub error: Option<KernelError>,
     /// A unit found a stream window full: the host drains the streams before launching again.
     pub stream_full: bool,
-    /// Per stream (manifest order): (reserved, written) elements since the last drain.
-    pub streams: Vec<(u32, u32)>,
+    /// Per stream (manifest order), per sub-window: (reserved, written) elements since the
+    /// last drain.
+    pub streams: Vec<Vec<(u32, u32)>>,
     /// Kernel statistics; `host` is left at its default.
     pub stats: Stats,
 }
@@ -201,7 +202,14 @@ impl Snapshot {
                 .executor
                 .streams
                 .iter()
-                .map(|st| (word(st.reserved_word), word(st.written_word)))
+                .map(|st| {
+                    (0..word(st.sub_windows_word).min(st.max_sub_windows))
+                        .map(|s| {
+                            let at = st.counts_word + s * st.counts_stride;
+                            (word(at), word(at + 1))
+                        })
+                        .collect()
+                })
                 .collect(),
             stats: Stats {
                 fields,

@@ -80,9 +80,17 @@ pub const EXAMPLES: [&str; 7] = [
     "row_sum",
 ];
 
-/// `examples/<name>.dyn`.
+/// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
+pub const TEST_PROGRAMS: [&str; 1] = ["self_loops"];
+
+/// `examples/<name>.dyn`, or `tests/programs/<name>.dyn` for a [`TEST_PROGRAMS`] name.
 pub fn example_path(name: &str) -> PathBuf {
-    repo_root().join("examples").join(format!("{name}.dyn"))
+    let dir = if TEST_PROGRAMS.contains(&name) {
+        "tests/programs"
+    } else {
+        "examples"
+    };
+    repo_root().join(dir).join(format!("{name}.dyn"))
 }
 
 /// Parses, checks and generates `examples/<name>.dyn`; panics with the diagnostics on failure.
@@ -220,6 +228,44 @@ pub fn collatz_case(label: impl Into<String>, x: Vec<u32>) -> Case {
         inputs: vec![("x".into(), x)],
         params: vec![],
         expected: vec![("steps".into(), steps)],
+        rounds: 0,
+    }
+}
+
+/// `tests/programs/self_loops.dyn`: collatz step counts; per walk, how many of its values
+/// above 1 are divisible by 5 (one `mark` each); three ticks per walk. One `walk` unit per value
+/// of a walk (the final 1 included), three `tick` units per walk.
+pub fn self_loops_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+    let steps = reference::collatz(&x);
+    let hits: Vec<u32> = x
+        .iter()
+        .map(|&start| {
+            let (mut v, mut n) = (start, 0);
+            while v > 1 {
+                n += u32::from(v % 5 == 0);
+                v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 };
+            }
+            n
+        })
+        .collect();
+    let walks = x.len() as u64;
+    let units = |v: &[u32], extra: u64| v.iter().map(|&s| s as u64 + extra).sum::<u64>();
+    Case {
+        example: "self_loops",
+        label: label.into(),
+        units: vec![
+            ("start".into(), Units::Exact(walks)),
+            ("walk".into(), Units::Exact(units(&steps, 1))),
+            ("mark".into(), Units::Exact(units(&hits, 0))),
+            ("tick".into(), Units::Exact(3 * walks)),
+        ],
+        inputs: vec![("x".into(), x)],
+        params: vec![],
+        expected: vec![
+            ("steps".into(), steps),
+            ("hits".into(), hits),
+            ("ticks".into(), vec![3 * walks as u32]),
+        ],
         rounds: 0,
     }
 }
