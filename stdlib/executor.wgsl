@@ -111,11 +111,6 @@ var<private> dyn_held: u32;
 var<private> dyn_held_stage: u32;
 var<private> dyn_held_rec: u32;
 var<private> dyn_held_words: array<u32, DYN_PAYLOAD_WORDS>;
-// A self-looping stage (glue.rs, dyn_loop_S): its site of `become` itself sets the flag; the
-// units it may still run in this batch, and the units it ran after the first.
-var<private> dyn_self_again: bool;
-var<private> dyn_self_budget: u32;
-var<private> dyn_self_units: u32;
 // The lane staged a frame this batch: it runs no further unit (the caps allow one unit's spawns
 // per lane).
 var<private> dyn_lane_staged: bool;
@@ -665,8 +660,6 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     dyn_held = DYN_HELD_NONE;
     loop {
         dyn_cur_stage = stage;
-        dyn_self_units = 0u;
-        dyn_self_budget = DYN_LANE_UNITS - ran;
         dyn_execute(stage, index);
         if (DYN_STREAMS && dyn_lane_deferred) {
             break;
@@ -676,9 +669,8 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
             run_stage = stage;
             run_length = 0u;
         }
-        // A self-looping stage ran its own `become`s too (glue.rs, dyn_loop_S).
-        run_length += 1u + dyn_self_units;
-        ran += 1u + dyn_self_units;
+        run_length += 1u;
+        ran += 1u;
         if (dyn_held != DYN_HELD_NONE) {
             // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
             if (dyn_lane_staged || ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {

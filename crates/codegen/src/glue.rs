@@ -134,14 +134,6 @@ pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
         EdgeKind::Spawn if program.stages[edge.from].width == 1 => Some("DYN_HELD_CHILD"),
         _ => None,
     };
-    if self_loops(program, partition, edge.from) && is_self_become(program, k) {
-        out.push_str("    dyn_self_again = true;\n");
-        if payload_ty.is_some() {
-            let _ = writeln!(out, "    dyn_self_{} = p;", target.name);
-        }
-        out.push_str("}\n");
-        return out;
-    }
     if let Some(kind) = held {
         let _ = writeln!(out, "    dyn_hold({kind}, {to}u, {rec});");
         if let Some(t) = payload_ty {
@@ -210,84 +202,6 @@ fn falls_back(program: &Program, partition: &Partition, stage: StageId) -> bool 
         .sites
         .iter()
         .any(|&k| partition.bypasses_staging(program.edges[k].to))
-}
-
-/// True if edge `k` is a `become` of its own stage that keeps the recursion counter.
-fn is_self_become(program: &Program, k: usize) -> bool {
-    let e = &program.edges[k];
-    e.kind == EdgeKind::Become && e.from == e.to && e.recursion == RecursionStep::Keep
-}
-
-/// True if `stage` runs its own `become`s in a loop around its body ([`self_loop_fn`]): a
-/// one-lane stage of the persistent kernel with such a site, whose units need nothing between
-/// them (no stream reservation, no fallback stack, no key).
-fn self_loops(program: &Program, partition: &Partition, stage: StageId) -> bool {
-    let s = &program.stages[stage];
-    s.width == 1
-        && partition.queue(stage).is_none()
-        && s.max_emits.is_empty()
-        && s.keyed.is_none()
-        && !falls_back(program, partition, stage)
-        && s.sites.iter().any(|&k| is_self_become(program, k))
-}
-
-/// `dyn_loop_S`, which `dyn_execute` calls for a self-looping stage `S`: runs the unit, then each
-/// unit it `become`s of `S` at once, with the payload in a local (index 0, as a carry's), while
-/// the lane's budget of units lasts (`dyn_self_budget`, set by dyn_run_units) and it has staged
-/// and holds nothing; counts the units after the first in `dyn_self_units`. The unit it cannot
-/// run is held, as any `become` is.
-fn self_loop_fn(program: &Program, stage: StageId) -> String {
-    let s = &program.stages[stage];
-    let name = &s.name;
-    let (param, arg, next) = match &s.payload {
-        Some((_, ty)) => (
-            format!("p0: {}, ", ty.wgsl(&program.structs)),
-            "p",
-            format!("        p = dyn_self_{name};\n"),
-        ),
-        // As call_stage passes it: a placeholder word.
-        None => ("dyn_no_payload: u32, ".to_string(), "0u", String::new()),
-    };
-    let mut hold = format!("            dyn_hold(DYN_HELD_CARRY, {stage}u, dyn_cur_rec);\n");
-    let mut var = String::new();
-    if let Some((_, ty)) = &s.payload {
-        let _ = writeln!(var, "var<private> dyn_self_{name}: {};", ty.wgsl(&program.structs));
-        let mut packed = String::new();
-        pack(
-            program,
-            ty,
-            &format!("dyn_self_{name}"),
-            PayloadSink::Held,
-            &mut 0,
-            &mut packed,
-        );
-        for line in packed.lines() {
-            let _ = writeln!(hold, "        {line}");
-        }
-    }
-    let local = if s.payload.is_some() { "    var p = p0;\n" } else { "" };
-    format!(
-        "{var}
-fn dyn_loop_{name}({param}index0: u32) {{
-{local}    var index = index0;
-    loop {{
-        dyn_self_again = false;
-        dyn_stage_{name}({arg}, index);
-        if (!dyn_self_again) {{
-            break;
-        }}
-        // A lane that staged a frame or holds a unit runs no further one (the staging caps
-        // allow one unit's frames per lane): as any `become` then, the next one is held.
-        if (dyn_lane_staged || dyn_held != DYN_HELD_NONE || dyn_self_units + 1u >= dyn_self_budget) {{
-{hold}            break;
-        }}
-        dyn_self_units += 1u;
-{next}        index = 0u;
-    }}
-}}
-
-"
-    )
 }
 
 /// Which kernel a unit runs in: the persistent one, or dispatch `q`'s. Each has its own
@@ -636,20 +550,13 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // Two switches: Tint rejects a call of a function with a barrier (a wide body) from
     // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
     // Dispatched stages run in their own kernels only.
-    for id in (0..program.stages.len()).filter(|&s| self_loops(program, partition, s)) {
-        out.push_str(&self_loop_fn(program, id));
-    }
     out.push_str("fn dyn_execute(stage: u32, index: u32) {\n    switch stage {\n");
     for id in (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none()) {
         let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
-        let mut call = call_stage(program, id, unit_payload);
-        if self_loops(program, partition, id) {
-            call = call.replacen("dyn_stage_", "dyn_loop_", 1);
-        }
         let _ = writeln!(
             out,
             "        case {id}u: {{\n            {}{}\n        }}",
-            crate::streams::execute_case(program, id, &call, domain),
+            crate::streams::execute_case(program, id, &call_stage(program, id, unit_payload), domain),
             after_unit(program, partition, Kernel::Persistent, id)
         );
     }

@@ -454,10 +454,10 @@ fn collatz_random() {
     });
 }
 
-/// Self-`become`s run in a loop around the body (glue.rs, `dyn_loop_S`): with a struct payload
-/// and two sites, after a spawn in the same unit (the loop must stop: one unit's frames per lane),
-/// and with no payload, whose chains end on a shared counter. Long walks (values up to 100,000)
-/// run past the lane's unit budget, so some are held and staged as carries.
+/// Self-`become`s held in a lane's registers: with a struct payload and two sites, after a spawn
+/// in the same unit (one unit's frames per lane: the lane stops there), and with no payload,
+/// whose chains end on a shared counter. Long walks (values up to 100,000) run past the lane's
+/// unit budget, so some are held and staged as carries.
 #[test]
 fn self_loops_with_spawns_and_without_payload() {
     let x = support::collatz_inputs(600, 100_000, 5);
