@@ -7,7 +7,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$root/bench/h200/carry-vulkan"
 cd "$root"
-cargo build --release -p dyngc-bench
+# The commit goes into the results (a copy of the tree on the device may carry stale git metadata).
+DYNGC_BENCH_COMMIT="$(git rev-parse HEAD)$(git diff --quiet HEAD || echo -dirty)" cargo build --release -p dyngc-bench
 mkdir -p "$out"
 cp target/release/dyngc-bench "$out/"
 if ! ls "$out"/libvulkan1_*.deb >/dev/null 2>&1; then

@@ -26,7 +26,7 @@ cd "$root"
 # back afterwards, whatever happens.
 cp Cargo.lock "$here/Cargo.lock.orig"
 trap 'mv "$here/Cargo.lock.orig" "$root/Cargo.lock"' EXIT
-cargo build --release -p dyngc-bench --config "patch.crates-io.wgpu-hal.path=\"$here/wgpu-hal\"" --target-dir target/h200
+DYNGC_BENCH_COMMIT="$(git rev-parse HEAD)$(git diff --quiet HEAD || echo -dirty)" cargo build --release -p dyngc-bench --config "patch.crates-io.wgpu-hal.path=\"$here/wgpu-hal\"" --target-dir target/h200
 mkdir -p "$here/carry"
 cp target/h200/release/dyngc-bench "$here/carry/"
 if ! ls "$here"/carry/libegl1_*.deb >/dev/null 2>&1 || ! ls "$here"/carry/libglvnd0_*.deb >/dev/null 2>&1; then

@@ -547,8 +547,12 @@ fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
         "command": std::env::args().collect::<Vec<_>>().join(" "),
         "note": args.note,
         "cpu_threads": rayon::current_num_threads(),
-        "git_commit": std::process::Command::new("git").args(["rev-parse", "HEAD"]).output().ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        // The commit the binary was built from (bench/h200/build*.sh set it: a copy of the tree
+        // elsewhere may carry stale git metadata), else the checkout's.
+        "git_commit": option_env!("DYNGC_BENCH_COMMIT").map(str::to_string).or_else(|| {
+            std::process::Command::new("git").args(["rev-parse", "HEAD"]).output().ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        }),
         "total_seconds": started.elapsed().as_secs_f64(),
     })
 }

@@ -11,9 +11,9 @@
 mod support;
 
 use dyngc_codegen::Schedule;
-use dyngc_runtime::{open_gpu, Error, Executor, Gpu, RunSetup, Stats, WaitOptions};
+use dyngc_runtime::{open_gpu, Error, Executor, Gpu, RunSetup, Stats, Stream, WaitOptions};
 use std::sync::LazyLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use support::StreamCase;
 
 static GPU: LazyLock<Gpu> = LazyLock::new(|| {
@@ -30,43 +30,40 @@ fn executor_for(artifact: &dyngc_codegen::Artifact) -> Executor {
     Executor::new(&GPU.device, &artifact.manifest, &artifact.wgsl).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// One run's setup: window capacity, arena, workers, fuel.
+/// One run's setup: window capacity, arena, workers, fuel, and whether the asynchronous
+/// `Stream` drives it (drains mapped without waiting) instead of the blocking `Run::execute`.
 #[derive(Clone, Copy, Debug)]
 struct Combo {
     capacity: u64,
     arena: Option<u64>,
     workers: u32,
     fuel: Option<u32>,
+    asynchronous: bool,
 }
 
 /// Capacities 1, 7, `exact` and large, each at the minimum arena and a large one with 64
 /// workers; the fuel alternates between the default and 2 (many launches); one more run with a
 /// large arena and a single worker, and one with 256 workers, whose windows split into the most
-/// sub-windows (one per ring shard of 8 workers, at most 32).
+/// sub-windows (one per ring shard of 8 workers, at most 32); then two through the asynchronous
+/// `Stream`: a window of 7 with 64 workers, and the exact window with fuel 2 on one worker.
 fn combos(exact: u64) -> Vec<Combo> {
+    let combo = |capacity, arena, workers, fuel, asynchronous| Combo {
+        capacity,
+        arena,
+        workers,
+        fuel,
+        asynchronous,
+    };
     let mut out = Vec::new();
     for (i, capacity) in [1, 7, exact.max(1), LARGE_WINDOW].into_iter().enumerate() {
         for (arena, workers) in [(None, 1), (Some(LARGE_ARENA), 64)] {
-            out.push(Combo {
-                capacity,
-                arena,
-                workers,
-                fuel: (i % 2 == 1).then_some(2),
-            });
+            out.push(combo(capacity, arena, workers, (i % 2 == 1).then_some(2), false));
         }
     }
-    out.push(Combo {
-        capacity: 7,
-        arena: Some(LARGE_ARENA),
-        workers: 1,
-        fuel: None,
-    });
-    out.push(Combo {
-        capacity: exact.max(1),
-        arena: Some(LARGE_ARENA),
-        workers: 256,
-        fuel: None,
-    });
+    out.push(combo(7, Some(LARGE_ARENA), 1, None, false));
+    out.push(combo(exact.max(1), Some(LARGE_ARENA), 256, None, false));
+    out.push(combo(7, Some(LARGE_ARENA), 64, None, true));
+    out.push(combo(exact.max(1), None, 1, Some(2), true));
     out
 }
 
@@ -90,19 +87,44 @@ fn run(
     if let Some(f) = combo.fuel {
         setup.fuel(f);
     }
-    let mut run = exec.prepare(&GPU.queue, &setup)?;
-    let opts = WaitOptions {
-        timeout: RUN_TIMEOUT,
-        ..Default::default()
+    let (outputs, stats) = if combo.asynchronous {
+        finish_without_waiting(exec, arena, &setup)?
+    } else {
+        let mut run = exec.prepare(&GPU.queue, &setup)?;
+        let opts = WaitOptions {
+            timeout: RUN_TIMEOUT,
+            ..Default::default()
+        };
+        let stats = run.execute(&opts, &mut |_| {})?;
+        (run.read_outputs()?, stats)
     };
-    let stats = run.execute(&opts, &mut |_| {})?;
-    let outputs = run.read_outputs()?;
     let bytes = outputs
         .into_iter()
         .find(|(n, _)| n == stream)
         .map(|(_, b)| b)
         .expect("the stream is an output");
     Ok((bytes, stats))
+}
+
+/// Output bindings by name with their bytes, in manifest order.
+type Outputs = Vec<(String, Vec<u8>)>;
+
+/// One run through the asynchronous `Stream`, polled (never waited on) until it completes.
+fn finish_without_waiting(exec: &Executor, arena: u64, setup: &RunSetup<'_>) -> Result<(Outputs, Stats), Error> {
+    let mut stream = Stream::new(exec, &GPU.queue, arena)?;
+    let job = stream.submit(setup)?;
+    let started = Instant::now();
+    loop {
+        if let Some(done) = stream.poll()?.into_iter().find(|c| c.job == job) {
+            let outcome = done.result?;
+            return Ok((outcome.outputs, outcome.stats));
+        }
+        assert!(
+            started.elapsed() < RUN_TIMEOUT,
+            "the asynchronous run did not finish in {RUN_TIMEOUT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Runs every combination of `case` and compares with its reference (as sorted rows, through
@@ -209,6 +231,7 @@ fn emitting_past_the_declared_maximum_is_a_kernel_error() {
         arena: Some(LARGE_ARENA),
         workers: 4,
         fuel: None,
+        asynchronous: false,
     };
     match run(&exec, &[], &[], "out", &combo) {
         Err(Error::Kernel(k)) => {

@@ -424,6 +424,14 @@ pub struct Run<'e> {
     chain: u32,
 }
 
+/// A recorded drain ([`Run::record_drain`]): the staging buffer and, per stream binding, where
+/// its elements lie in it (binding index, byte offset, bytes).
+#[derive(Debug)]
+pub(crate) struct DrainCopy {
+    pub(crate) staging: wgpu::Buffer,
+    chunks: Vec<(usize, u64, u64)>,
+}
+
 /// The run's stream sink, if any (a closure: shown only as present or not).
 struct SinkSlot<'e>(Option<StreamSink<'e>>);
 
@@ -616,17 +624,25 @@ impl Run<'_> {
     /// The stream step of the launch protocol, after each control-block readback (`snapshot`)
     /// of a run driven by hand with [`Run::record_start`] / [`Run::record_continue`]
     /// ([`Run::execute`] calls it itself): when a window filled or the run is done, drains the
-    /// streams; then sets the next chain's length (one launch after a full window). Nothing to
-    /// do for a program without streams.
+    /// streams (one copy, one blocking map); then sets the next chain's length (one launch after
+    /// a full window). Nothing to do for a program without streams.
     pub fn drain(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
-        if snapshot.stream_full || (snapshot.done && snapshot.streams.iter().flatten().any(|&(_, w)| w > 0)) {
-            self.drain_streams(&snapshot.streams)?;
-        }
-        self.chain = if snapshot.stream_full {
-            1
-        } else {
-            (self.chain * 2).min(self.plan.chain_length)
+        let mut encoder = self.exec.device.create_command_encoder(&Default::default());
+        let Some(copy) = self.record_drain(snapshot, &mut encoder)? else {
+            return Ok(());
         };
+        let scopes = Scopes::push(&self.exec.device);
+        let index = self.queue.submit([encoder.finish()]);
+        scopes.finish("draining streams")?;
+        let timeout = Duration::from_secs(600);
+        let data = self.read_mapped(
+            &copy.staging,
+            index,
+            Instant::now() + timeout,
+            timeout,
+            "stream windows",
+        )?;
+        self.deliver(&copy, &data);
         Ok(())
     }
 
@@ -640,11 +656,27 @@ impl Run<'_> {
         self.chain
     }
 
-    /// Between launches (nothing in flight, so each sub-window's reserved count equals its
-    /// written count): hands each window's elements to the sink or the collection, then empties
-    /// the windows and clears the full flag, ahead of the next submission. Every stream's
-    /// sub-windows come back in one copy and one map.
-    fn drain_streams(&mut self, counts: &[Vec<(u32, u32)>]) -> Result<(), Error> {
+    /// The first half of the stream step, for hosts that must not block (the asynchronous
+    /// `Stream`): when `snapshot` says a window filled or the run is done with elements left,
+    /// checks every sub-window (nothing is in flight between launches, so each one's reserved
+    /// count equals its written count), records copies of their elements into one staging
+    /// buffer, zeroes the counts and the full flag (queued writes, ahead of what `encoder`
+    /// records next) and returns the copy, which [`Run::deliver`] hands out once the staging
+    /// buffer is mapped. Sets the next chain's length either way.
+    pub(crate) fn record_drain(
+        &mut self,
+        snapshot: &Snapshot,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<Option<DrainCopy>, Error> {
+        let wanted = snapshot.stream_full || (snapshot.done && snapshot.streams.iter().flatten().any(|&(_, w)| w > 0));
+        self.chain = if snapshot.stream_full {
+            1
+        } else {
+            (self.chain * 2).min(self.plan.chain_length)
+        };
+        if !wanted {
+            return Ok(None);
+        }
         let manifest = &self.exec.manifest;
         let bug = |name: &str, what: String| Error::Gpu {
             during: "draining a stream",
@@ -652,7 +684,7 @@ impl Run<'_> {
         };
         // Per stream: (binding, byte ranges of its buffer); then all of them into one buffer.
         let mut ranges = Vec::new();
-        for (j, subs) in counts.iter().enumerate() {
+        for (j, subs) in snapshot.streams.iter().enumerate() {
             let (i, _) = self.streams[j];
             let name = &manifest.bindings[i].name;
             let capacity = self.plan.buffers[i].length;
@@ -684,40 +716,27 @@ impl Run<'_> {
             ranges.push((i, own));
         }
         let total: u64 = ranges.iter().flat_map(|(_, r)| r).map(|&(_, len)| len).sum();
-        if total > 0 {
-            let device = &self.exec.device;
-            let scopes = Scopes::push(device);
-            let staging = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("dyngc stream drain"),
-                size: total,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut encoder = device.create_command_encoder(&Default::default());
-            let mut at = 0;
-            for (i, own) in &ranges {
-                for &(offset, len) in own {
-                    encoder.copy_buffer_to_buffer(&self.buffers[*i], offset, &staging, at, len);
-                    at += len;
-                }
-            }
-            let index = self.queue.submit([encoder.finish()]);
-            scopes.finish("draining streams")?;
-            let timeout = Duration::from_secs(600);
-            let data = self.read_mapped(&staging, index, Instant::now() + timeout, timeout, "stream windows")?;
-            let mut at = 0;
-            for (j, (i, own)) in ranges.iter().enumerate() {
-                let len: u64 = own.iter().map(|&(_, len)| len).sum();
-                let bytes = &data[at as usize..(at + len) as usize];
+        let device = &self.exec.device;
+        let scopes = Scopes::push(device);
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("dyngc stream drain"),
+            size: total.max(WORD),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        scopes.finish("allocating a stream drain")?;
+        let mut at = 0;
+        let mut chunks = Vec::new();
+        for (i, own) in &ranges {
+            let start = at;
+            for &(offset, len) in own {
+                encoder.copy_buffer_to_buffer(&self.buffers[*i], offset, &staging, at, len);
                 at += len;
-                match &mut self.stream_sink.0 {
-                    Some(sink) => sink(&manifest.bindings[*i].name, bytes),
-                    None => self.streams[j].1.extend_from_slice(bytes),
-                }
             }
+            chunks.push((*i, start, at - start));
         }
         let control = &self.buffers[self.control];
-        for (st, subs) in manifest.executor.streams.iter().zip(counts) {
+        for (st, subs) in manifest.executor.streams.iter().zip(&snapshot.streams) {
             if let Some(last) = subs.len().checked_sub(1) {
                 let words = last as u64 * st.counts_stride as u64 + 2;
                 self.queue
@@ -728,7 +747,35 @@ impl Run<'_> {
             self.queue.write_buffer(control, w as u64 * WORD, &0u32.to_le_bytes());
         }
         self.stream_drains += 1;
-        Ok(())
+        Ok(Some(DrainCopy { staging, chunks }))
+    }
+
+    /// The second half of the stream step: hands each stream's elements in `data` (the mapped
+    /// staging buffer of `copy`) to the sink or the collection.
+    pub(crate) fn deliver(&mut self, copy: &DrainCopy, data: &[u8]) {
+        for &(i, at, len) in &copy.chunks {
+            if len == 0 {
+                continue;
+            }
+            let bytes = &data[at as usize..(at + len) as usize];
+            match &mut self.stream_sink.0 {
+                Some(sink) => sink(&self.exec.manifest.bindings[i].name, bytes),
+                None => {
+                    if let Some((_, collected)) = self.streams.iter_mut().find(|(s, _)| *s == i) {
+                        collected.extend_from_slice(bytes);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The elements of stream binding `i` collected so far (none when a sink took them).
+    pub(crate) fn collected_stream(&self, i: usize) -> Vec<u8> {
+        self.streams
+            .iter()
+            .find(|(s, _)| *s == i)
+            .map(|(_, d)| d.clone())
+            .unwrap_or_default()
     }
 
     fn host_stats(&self) -> HostStats {
@@ -873,10 +920,7 @@ impl Run<'_> {
         for (i, (b, p)) in self.exec.manifest.bindings.iter().zip(&self.plan.buffers).enumerate() {
             match b.role {
                 Role::Output => out.push((b.name.clone(), self.read_binding(i, p.bytes, Duration::from_secs(600))?)),
-                Role::Stream => {
-                    let collected = self.streams.iter().find(|(s, _)| *s == i).map(|(_, d)| d.clone());
-                    out.push((b.name.clone(), collected.unwrap_or_default()));
-                }
+                Role::Stream => out.push((b.name.clone(), self.collected_stream(i))),
                 _ => {}
             }
         }

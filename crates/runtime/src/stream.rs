@@ -3,7 +3,7 @@
 //! results, usage samples and (with a [`Policy`]) the arena size for the next runs.
 
 use crate::error::Error;
-use crate::executor::{Executor, Run, Scopes};
+use crate::executor::{DrainCopy, Executor, Run, Scopes};
 use crate::plan::{check_arena, DeviceLimits, RunSetup, WORD};
 use crate::policy::{Policy, Usage};
 use crate::stats::{HostStats, Snapshot, Stats};
@@ -26,7 +26,7 @@ pub struct Completed {
 #[derive(Debug)]
 pub struct Outcome {
     /// Every output binding's contents, exactly `length * element.size` bytes each, in manifest
-    /// order.
+    /// order; a stream's are all the elements it emitted, in no particular order.
     pub outputs: Vec<(String, Vec<u8>)>,
     pub stats: Stats,
     /// The final usage sample (also fed to the policy).
@@ -48,7 +48,29 @@ struct Job<'e> {
     control_bytes: u64,
     mapped: MapSlot,
     submissions: u64,
+    launches: u64,
     started: Instant,
+    /// A stream drain in flight (its staging buffer mapping); the run goes on, or ends with
+    /// `done`, once it resolves.
+    draining: Option<Draining>,
+}
+
+#[derive(Debug)]
+struct Draining {
+    copy: DrainCopy,
+    mapped: MapSlot,
+    done: Option<Outcome>,
+}
+
+fn map_read(buffer: &wgpu::Buffer) -> MapSlot {
+    let slot: MapSlot = Arc::new(Mutex::new(None));
+    let done = slot.clone();
+    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+        if let Ok(mut s) = done.lock() {
+            *s = Some(r);
+        }
+    });
+    slot
 }
 
 /// A long-lived driver of runs of one [`Executor`] that never waits on the device: a frame loop
@@ -62,6 +84,10 @@ struct Job<'e> {
 ///   [`Error::Kernel`], `done` ends it with its outputs, and otherwise it records another launch
 ///   chain (and readback) in a new submission — a run that is not done simply continues in later
 ///   polls, it never fails for it.
+/// - A program with stream outputs is drained the same way: when a readback shows a full window
+///   (or the end, with elements left), the stream elements are copied out and mapped
+///   asynchronously, and the run continues (or completes) in the poll that finds them mapped;
+///   the [`Outcome`] holds every element emitted.
 /// - Every readback yields a [`Usage`] sample ([`Stream::usage`] is the latest); with a
 ///   [`Policy`] set, each sample may change the arena size.
 /// - [`Stream::resize`] takes effect at the next [`Stream::submit`]. Each run owns its buffers,
@@ -82,12 +108,6 @@ impl<'e> Stream<'e> {
     /// A stream whose runs get an arena of `arena_bytes` (checked against the program's minimum
     /// and the device's limits).
     pub fn new(exec: &'e Executor, queue: &wgpu::Queue, arena_bytes: u64) -> Result<Stream<'e>, Error> {
-        if !exec.manifest().executor.streams.is_empty() {
-            return Err(Error::Unsupported(
-                "this program has stream outputs, which the asynchronous `Stream` cannot drain yet; run it with `Run::execute`"
-                    .into(),
-            ));
-        }
         let mut stream = Stream {
             exec,
             queue: queue.clone(),
@@ -189,7 +209,9 @@ impl<'e> Stream<'e> {
             control_bytes,
             mapped: Arc::new(Mutex::new(None)),
             submissions: 0,
+            launches: 0,
             started: Instant::now(),
+            draining: None,
         };
         self.next_id += 1;
         self.submit_chain(&mut job, true)?;
@@ -221,12 +243,8 @@ impl<'e> Stream<'e> {
         }
         self.queue.submit([encoder.finish()]);
         job.submissions += 1;
-        let slot = job.mapped.clone();
-        job.readback.map_async(wgpu::MapMode::Read, .., move |r| {
-            if let Ok(mut s) = slot.lock() {
-                *s = Some(r);
-            }
-        });
+        job.launches += job.run.chain_length() as u64;
+        job.mapped = map_read(&job.readback);
         scopes.finish("submitting a launch chain")?;
         self.exec.check_lost()
     }
@@ -250,14 +268,19 @@ impl<'e> Stream<'e> {
         self.exec.check_lost()?;
         let mut completed = Vec::new();
         for mut job in std::mem::take(&mut self.jobs) {
-            let resolved = job.mapped.lock().ok().and_then(|mut s| s.take());
-            let step = match resolved {
-                None => Ok(None),
-                Some(Err(e)) => Err(Error::Readback {
-                    buffer: "the control block".into(),
-                    message: e.to_string(),
-                }),
-                Some(Ok(())) => self.advance(&mut job),
+            let step = match job.draining.take() {
+                Some(d) => self.finish_drain(&mut job, d),
+                None => {
+                    let resolved = job.mapped.lock().ok().and_then(|mut s| s.take());
+                    match resolved {
+                        None => Ok(None),
+                        Some(Err(e)) => Err(Error::Readback {
+                            buffer: "the control block".into(),
+                            message: e.to_string(),
+                        }),
+                        Some(Ok(())) => self.advance(&mut job),
+                    }
+                }
             };
             match step {
                 Ok(None) => self.jobs.push(job),
@@ -312,18 +335,7 @@ impl<'e> Stream<'e> {
         if let Some(e) = snapshot.error {
             return Err(Error::Kernel(e));
         }
-        let host = HostStats {
-            submissions: job.submissions,
-            launches: job.submissions * plan.chain_length as u64,
-            workers: plan.workers,
-            ring_slots: plan.ring_slots,
-            arena_bytes: plan.arena_bytes,
-            fuel: plan.fuel,
-            chain_length: plan.chain_length,
-            elapsed_ms: elapsed.as_millis() as u64,
-            stream_drains: 0,
-        };
-        if snapshot.done {
+        let done = snapshot.done.then(|| {
             let outputs = job
                 .outputs
                 .iter()
@@ -334,18 +346,107 @@ impl<'e> Stream<'e> {
                     )
                 })
                 .collect();
-            let stats = Stats { host, ..snapshot.stats };
-            return Ok(Some(Outcome { outputs, stats, usage }));
+            Outcome {
+                outputs,
+                stats: Stats {
+                    host: HostStats::default(),
+                    ..snapshot.stats.clone()
+                },
+                usage,
+            }
+        });
+        if !manifest.executor.streams.is_empty() {
+            let device = self.exec.device();
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("dyngc stream drain"),
+            });
+            if let Some(copy) = job.run.record_drain(&snapshot, &mut encoder)? {
+                let scopes = Scopes::push(device);
+                self.queue.submit([encoder.finish()]);
+                let mapped = map_read(&copy.staging);
+                scopes.finish("draining streams")?;
+                job.draining = Some(Draining { copy, mapped, done });
+                return Ok(None);
+            }
         }
+        if let Some(outcome) = done {
+            return Ok(Some(self.complete(job, outcome)));
+        }
+        self.go_on(job)
+    }
+
+    /// The next launch chain of a run that is not done, within the submission limit.
+    fn go_on(&self, job: &mut Job<'e>) -> Result<Option<Outcome>, Error> {
         if job.submissions >= self.submission_limit {
             return Err(Error::Timeout {
-                elapsed,
+                elapsed: job.started.elapsed(),
                 limit: None,
                 submissions: job.submissions,
-                launches: host.launches,
+                launches: job.launches,
             });
         }
         self.submit_chain(job, false)?;
         Ok(None)
+    }
+
+    /// A drain whose staging buffer may have been mapped: hands its elements to the run, then
+    /// completes the run (it was done) or continues it. Not yet mapped: waits for a later poll.
+    fn finish_drain(&self, job: &mut Job<'e>, d: Draining) -> Result<Option<Outcome>, Error> {
+        let resolved = d.mapped.lock().ok().and_then(|mut s| s.take());
+        match resolved {
+            None => {
+                job.draining = Some(d);
+                return Ok(None);
+            }
+            Some(Err(e)) => {
+                return Err(Error::Readback {
+                    buffer: "the stream windows".into(),
+                    message: e.to_string(),
+                })
+            }
+            Some(Ok(())) => {}
+        }
+        let data = {
+            let view = d.copy.staging.get_mapped_range(..).map_err(|e| Error::Readback {
+                buffer: "the stream windows".into(),
+                message: format!("{e:?}"),
+            })?;
+            view.to_vec()
+        };
+        d.copy.staging.unmap();
+        job.run.deliver(&d.copy, &data);
+        match d.done {
+            Some(outcome) => Ok(Some(self.complete(job, outcome))),
+            None => self.go_on(job),
+        }
+    }
+
+    /// A done run's outcome with its host statistics and, in manifest order, its streams.
+    fn complete(&self, job: &Job<'e>, mut outcome: Outcome) -> Outcome {
+        let plan = job.run.plan();
+        outcome.stats.host = HostStats {
+            submissions: job.submissions,
+            launches: job.launches,
+            workers: plan.workers,
+            ring_slots: plan.ring_slots,
+            arena_bytes: plan.arena_bytes,
+            fuel: plan.fuel,
+            chain_length: plan.chain_length,
+            elapsed_ms: job.started.elapsed().as_millis() as u64,
+            stream_drains: job.run.stream_drains(),
+        };
+        let manifest = self.exec.manifest();
+        let mut outputs = std::mem::take(&mut outcome.outputs).into_iter();
+        outcome.outputs = manifest
+            .bindings
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| match b.role {
+                Role::Output => outputs.next(),
+                Role::Stream => Some((b.name.clone(), job.run.collected_stream(i))),
+                _ => None,
+            })
+            .collect();
+        outcome
     }
 }
