@@ -12,20 +12,20 @@ pub fn triangle(n: &[u32]) -> Vec<u32> {
 /// `examples/collatz.dyn`: steps until the value reaches 1 (x >= 1), with wrapping `3x + 1`
 /// as the u32 kernel computes it.
 pub fn collatz(x: &[u32]) -> Vec<u32> {
-    x.iter()
-        .map(|&v| {
-            let (mut v, mut steps) = (v, 0u32);
-            while v > 1 {
-                v = if v % 2 == 0 {
-                    v / 2
-                } else {
-                    v.wrapping_mul(3).wrapping_add(1)
-                };
-                steps += 1;
-            }
-            steps
+    x.iter().map(|&v| collatz_walk(v).count() as u32).collect()
+}
+
+/// The values of one collatz walk from `start` before it reaches 1 (`start` itself first,
+/// nothing when `start <= 1`): one per step, as `examples/collatz.dyn` takes them.
+pub fn collatz_walk(start: u32) -> impl Iterator<Item = u32> {
+    std::iter::successors(Some(start), |&v| {
+        Some(if v % 2 == 0 {
+            v / 2
+        } else {
+            v.wrapping_mul(3).wrapping_add(1)
         })
-        .collect()
+    })
+    .take_while(|&v| v > 1)
 }
 
 /// The u32 PCG hash used by `examples/tree.dyn`.

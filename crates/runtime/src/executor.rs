@@ -627,12 +627,11 @@ impl Run<'_> {
     /// streams (one copy, one blocking map); then sets the next chain's length (one launch after
     /// a full window). Nothing to do for a program without streams.
     pub fn drain(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
-        let mut encoder = self.exec.device.create_command_encoder(&Default::default());
-        let Some(copy) = self.record_drain(snapshot, &mut encoder)? else {
+        let Some((commands, copy)) = self.record_drain(snapshot)? else {
             return Ok(());
         };
         let scopes = Scopes::push(&self.exec.device);
-        let index = self.queue.submit([encoder.finish()]);
+        let index = self.queue.submit([commands]);
         scopes.finish("draining streams")?;
         let timeout = Duration::from_secs(600);
         let data = self.read_mapped(
@@ -660,14 +659,14 @@ impl Run<'_> {
     /// `Stream`): when `snapshot` says a window filled or the run is done with elements left,
     /// checks every sub-window (nothing is in flight between launches, so each one's reserved
     /// count equals its written count), records copies of their elements into one staging
-    /// buffer, zeroes the counts and the full flag (queued writes, ahead of what `encoder`
-    /// records next) and returns the copy, which [`Run::deliver`] hands out once the staging
-    /// buffer is mapped. Sets the next chain's length either way.
+    /// buffer, zeroes the counts and the full flag (queued writes, ahead of the next submission)
+    /// and returns the commands to submit and the copy, which [`Run::deliver`] hands out once
+    /// the staging buffer is mapped. Sets the next chain's length either way; records nothing
+    /// when there is nothing to drain.
     pub(crate) fn record_drain(
         &mut self,
         snapshot: &Snapshot,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<Option<DrainCopy>, Error> {
+    ) -> Result<Option<(wgpu::CommandBuffer, DrainCopy)>, Error> {
         let wanted = snapshot.stream_full || (snapshot.done && snapshot.streams.iter().flatten().any(|&(_, w)| w > 0));
         self.chain = if snapshot.stream_full {
             1
@@ -725,6 +724,9 @@ impl Run<'_> {
             mapped_at_creation: false,
         });
         scopes.finish("allocating a stream drain")?;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("dyngc stream drain"),
+        });
         let mut at = 0;
         let mut chunks = Vec::new();
         for (i, own) in &ranges {
@@ -747,7 +749,7 @@ impl Run<'_> {
             self.queue.write_buffer(control, w as u64 * WORD, &0u32.to_le_bytes());
         }
         self.stream_drains += 1;
-        Ok(Some(DrainCopy { staging, chunks }))
+        Ok(Some((encoder.finish(), DrainCopy { staging, chunks })))
     }
 
     /// The second half of the stream step: hands each stream's elements in `data` (the mapped

@@ -355,19 +355,13 @@ impl<'e> Stream<'e> {
                 usage,
             }
         });
-        if !manifest.executor.streams.is_empty() {
-            let device = self.exec.device();
-            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("dyngc stream drain"),
-            });
-            if let Some(copy) = job.run.record_drain(&snapshot, &mut encoder)? {
-                let scopes = Scopes::push(device);
-                self.queue.submit([encoder.finish()]);
-                let mapped = map_read(&copy.staging);
-                scopes.finish("draining streams")?;
-                job.draining = Some(Draining { copy, mapped, done });
-                return Ok(None);
-            }
+        if let Some((commands, copy)) = job.run.record_drain(&snapshot)? {
+            let scopes = Scopes::push(self.exec.device());
+            self.queue.submit([commands]);
+            let mapped = map_read(&copy.staging);
+            scopes.finish("draining streams")?;
+            job.draining = Some(Draining { copy, mapped, done });
+            return Ok(None);
         }
         if let Some(outcome) = done {
             return Ok(Some(self.complete(job, outcome)));

@@ -239,14 +239,7 @@ pub fn self_loops_case(label: impl Into<String>, x: Vec<u32>) -> Case {
     let steps = reference::collatz(&x);
     let hits: Vec<u32> = x
         .iter()
-        .map(|&start| {
-            let (mut v, mut n) = (start, 0);
-            while v > 1 {
-                n += u32::from(v % 5 == 0);
-                v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 };
-            }
-            n
-        })
+        .map(|&start| reference::collatz_walk(start).filter(|v| v % 5 == 0).count() as u32)
         .collect();
     let walks = x.len() as u64;
     let units = |v: &[u32], extra: u64| v.iter().map(|&s| s as u64 + extra).sum::<u64>();
