@@ -196,7 +196,7 @@ fn queue_push(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut
 }
 
 /// True if a unit of `stage` can leave entries on the fallback stack: it spawns a one-lane
-/// dispatched stage. Its kernel runs the stack after it ([`after_unit`]).
+/// dispatched stage. Its kernel runs the stack after it ([`run_fallback`]).
 fn falls_back(program: &Program, partition: &Partition, stage: StageId) -> bool {
     program.stages[stage]
         .sites
@@ -247,11 +247,18 @@ fn fallback_reach(program: &Program, partition: &Partition, roots: &[StageId]) -
     (0..seen.len()).filter(|&t| seen[t]).collect()
 }
 
-/// The statement running the fallback stack after a unit of `stage` in `kernel`, if the unit
-/// can fill it.
-fn after_unit(program: &Program, partition: &Partition, kernel: Kernel, stage: StageId) -> String {
-    if falls_back(program, partition, stage) {
-        format!("\n            {}();", kernel.run_fn())
+/// The statement (`indent` deep) running `kernel`'s fallback stack after a unit of any of
+/// `stages`, if one can fill it. Callers put it once after their switch over stages: a driver
+/// that inlines calls copies `dyn_fallback_run` once per call site.
+fn run_fallback(
+    program: &Program,
+    partition: &Partition,
+    kernel: Kernel,
+    mut stages: impl Iterator<Item = StageId>,
+    indent: &str,
+) -> String {
+    if stages.any(|s| falls_back(program, partition, s)) {
+        format!("\n{indent}{}();", kernel.run_fn())
     } else {
         String::new()
     }
@@ -428,7 +435,13 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
         let wg = d.workgroup_size;
         // One lane per unit, several units per lane; or a wide stage's one unit on all lanes at
         // a time, from uniform control flow (`take` is uniform), as its barriers need.
-        let after = after_unit(program, partition, Kernel::Dispatch(q), d.stage);
+        let after = run_fallback(
+            program,
+            partition,
+            Kernel::Dispatch(q),
+            std::iter::once(d.stage),
+            "            ",
+        );
         let run = if d.wide {
             format!(
                 "for (var j = 0u; j < take[2]; j++) {{
@@ -488,7 +501,7 @@ pub fn dispatch_entry_point(program: &Program, d: &Dispatch) -> String {
 }
 
 const EXECUTE_DEFAULT: &str =
-    "        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }\n}\n\n";
+    "        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }";
 
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
 pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) -> String {
@@ -551,16 +564,19 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
     // Dispatched stages run in their own kernels only.
     out.push_str("fn dyn_execute(stage: u32, index: u32) {\n    switch stage {\n");
-    for id in (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none()) {
+    let one_lane =
+        || (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none());
+    for id in one_lane() {
         let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
         let _ = writeln!(
             out,
-            "        case {id}u: {{\n            {}{}\n        }}",
+            "        case {id}u: {{\n            {}\n        }}",
             crate::streams::execute_case(program, id, &call_stage(program, id, unit_payload), domain),
-            after_unit(program, partition, Kernel::Persistent, id)
         );
     }
     out.push_str(EXECUTE_DEFAULT);
+    let run = run_fallback(program, partition, Kernel::Persistent, one_lane(), "    ");
+    let _ = write!(out, "{run}\n}}\n\n");
     // Wide units: every lane calls this from uniform control flow; the lanes of a group without
     // a unit run the body too (they must reach its barriers) with index 0 and a zero payload.
     out.push_str("fn dyn_execute_wide(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
@@ -580,14 +596,12 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
                 "0u"
             }
         };
-        let _ = writeln!(
-            out,
-            "            dyn_stage_{}({p}, index);{}\n        }}",
-            stage.name,
-            after_unit(program, partition, Kernel::Persistent, id)
-        );
+        let _ = writeln!(out, "            dyn_stage_{}({p}, index);\n        }}", stage.name);
     }
     out.push_str(EXECUTE_DEFAULT);
+    let wide = (0..program.stages.len()).filter(|&s| program.stages[s].width > 1);
+    let run = run_fallback(program, partition, Kernel::Persistent, wide, "    ");
+    let _ = write!(out, "{run}\n}}\n\n");
     let per_stage = |name: &str, value: &dyn Fn(usize) -> u32, default: u32| {
         let mut f = format!("fn {name}(stage: u32) -> u32 {{\n    switch stage {{\n");
         for id in 0..program.stages.len() {

@@ -54,7 +54,7 @@ impl Partition {
 
 /// Splits the stages. A stage stays persistent when it is on a cycle (tail loop, recursion, a
 /// keyed worklist), is keyed (its marks need the sweep), emits into a stream, belongs to a graph-level loop (a round
-/// is a cycle), produces a wide stage's units (so a full queue can hand them to the persistent
+/// is a cycle), has a child that spawns (so a dispatched spawner's children are leaves), produces a wide stage's units (so a full queue can hand them to the persistent
 /// kernel: running it from one lane's fallback stack would run the wide body's barriers in one lane), or can reach such a
 /// stage: a dispatch runs after the persistent kernel in each chain, and only a target on no
 /// cycle can be run from the fallback stack when its queue is full.
@@ -79,6 +79,20 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
         // A unit that finds its stream window full must be able to wait as a frame for the
         // next launch; a dispatch's fallback stack could not keep it.
         if on_cycle(s) || program.stages[s].keyed.is_some() || !program.stages[s].max_emits.is_empty() {
+            keep_with_ancestors(node, &mut persistent);
+        }
+    }
+    // A dispatched stage's kernel runs its full-queue spawns from its own fallback stack, so it
+    // compiles every dispatched body below it: with only spawn-free children below a dispatched
+    // spawner, each body is compiled in its own kernel, its producers' and the persistent one,
+    // and the kernels together stay linear in the graph (a chain of 24 dispatched stages
+    // compiled its tail in every kernel: quadratic).
+    for node in graph.node_indices() {
+        let grandparent = program.stages[graph[node]]
+            .sites
+            .iter()
+            .any(|&k| !program.stages[program.edges[k].to].sites.is_empty());
+        if grandparent {
             keep_with_ancestors(node, &mut persistent);
         }
     }
