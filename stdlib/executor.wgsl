@@ -720,51 +720,44 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (DYN_LOOP) {
         dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
     }
-    // One call of dyn_run_units for both kinds of batch: a driver that inlines copies every
-    // body once per call site.
-    var f: u32;
-    var stage: u32;
-    var index: u32;
-    var lo = 0u;
-    var window = 0u;
     if (cmd[0] == DYN_CMD_RANGE) {
-        f = dyn_stack_frame(me, cmd[1]);
-        stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
-        index = cmd[3] + lid;
-        lo = cmd[3];
-        window = cmd[2];
-    } else {
-        var a = 0u;
-        var b = cmd[1];
-        while (b - a > 1u) {
-            let m = (a + b) / 2u;
-            if (dyn_wg_pack[m] <= lid) {
-                a = m;
-            } else {
-                b = m;
-            }
+        let f = dyn_stack_frame(me, cmd[1]);
+        let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+        dyn_load_unit(f);
+        dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
+        return;
+    }
+    var a = 0u;
+    var b = cmd[1];
+    while (b - a > 1u) {
+        let m = (a + b) / 2u;
+        if (dyn_wg_pack[m] <= lid) {
+            a = m;
+        } else {
+            b = m;
         }
-        f = dyn_stack_frame(me, cmd[3] - 1u - a);
-        let head = atomicLoad(&dyn_arena[f]);
-        stage = head & 0xFFFFu;
-        if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
-            // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
-            let key = atomicLoad(&dyn_arena[f + 4u]);
-            let word = dyn_mark_word(stage, key);
-            let bit = 1u << (key % 32u);
-            if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
-                return;
-            }
+    }
+    let f = dyn_stack_frame(me, cmd[3] - 1u - a);
+    let head = atomicLoad(&dyn_arena[f]);
+    let stage = head & 0xFFFFu;
+    let offset = lid - dyn_wg_pack[a];
+    if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
+        // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
+        let key = atomicLoad(&dyn_arena[f + 4u]);
+        let word = dyn_mark_word(stage, key);
+        let bit = 1u << (key % 32u);
+        if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
+            return;
         }
-        // The lane of a frame's last index finishes the frame (when the batch took all of it).
-        if (a < dyn_wg_full && lid + 1u == dyn_wg_pack[a + 1u]) {
-            atomicAdd(&dyn_wg_finished, 1u);
-        }
-        index = dyn_wg_los[a] + lid - dyn_wg_pack[a];
+    }
+    // The lane of a frame's last index finishes the frame (when the batch took all of it).
+    if (a < dyn_wg_full && lid + 1u == dyn_wg_pack[a + 1u]) {
+        atomicAdd(&dyn_wg_finished, 1u);
     }
     dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
     dyn_load_unit(f);
-    dyn_run_units(stage, index, lo, window);
+    dyn_run_units(stage, dyn_wg_los[a] + offset, 0u, 0u);
 }
 
 // Lane 0 only, after a DYN_CMD_RANGE batch: moves the frame's first index past what the lanes

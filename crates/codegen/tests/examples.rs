@@ -154,11 +154,13 @@ fn calls(block: &naga::Block, out: &mut Vec<naga::Handle<naga::Function>>) {
 }
 
 /// The partitioned schedule's serial fallback is linear in the graph: in every kernel, each
-/// stage body is reached along at most one call path, so a driver that inlines every call
-/// compiles it once (direct calls from spawn sites reached a diamond's last stage along every
-/// path through it: 2^7 copies here, and minutes of SwiftShader compile time); and all kernels
-/// together compile at most stages + dispatches + spawn sites bodies (when every dispatch ran
-/// all dispatched bodies below it, the chain's 24 kernels compiled 300).
+/// stage body is reached along at most one call path (two in the persistent kernel, which runs
+/// units of range batches and of gathered ones from separate, specialised call sites), so a
+/// driver that inlines every call compiles it once or twice (direct calls from spawn sites
+/// reached a diamond's last stage along every path through it: 2^7 copies here, and minutes of
+/// SwiftShader compile time); and all kernels together compile at most twice stages +
+/// dispatches + spawn sites bodies (when every dispatch ran all dispatched bodies below it, the
+/// chain's 24 kernels compiled 300).
 #[test]
 fn fallbacks_reach_each_body_once_per_kernel() {
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ui/pass");
@@ -171,7 +173,7 @@ fn fallbacks_reach_each_body_once_per_kernel() {
         let program = check(&path);
         let a = dyngc_codegen::generate(&program, Schedule::Partitioned).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"));
         let m = &a.module;
-        let mut compiled = 0;
+        let mut compiled = 0u64;
         let callees: Vec<Vec<_>> = m
             .functions
             .iter()
@@ -200,9 +202,10 @@ fn fallbacks_reach_each_body_once_per_kernel() {
                     fallback_runs += 1;
                 }
                 if name.starts_with("dyn_stage_") {
-                    compiled += usize::from(count[h.index()] > 0);
+                    compiled += count[h.index()];
+                    let most = if ep.name == "dyn_main" { 2 } else { 1 };
                     assert!(
-                        count[h.index()] <= 1,
+                        count[h.index()] <= most,
                         "{path:?}: {} reaches {name} along {} paths",
                         ep.name,
                         count[h.index()]
@@ -211,7 +214,7 @@ fn fallbacks_reach_each_body_once_per_kernel() {
             }
         }
         assert!(fallback_runs > 0, "{path:?}: no kernel runs a fallback stack");
-        let linear = program.stages.len() + a.manifest.entry_points.dispatches.len() + program.edges.len();
+        let linear = 2 * (program.stages.len() + a.manifest.entry_points.dispatches.len() + program.edges.len()) as u64;
         assert!(
             compiled <= linear,
             "{path:?}: the kernels compile {compiled} bodies, more than {linear}"
