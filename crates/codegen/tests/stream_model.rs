@@ -41,12 +41,15 @@
 //! window of one element.
 //!
 //! Not an invariant: `reserved <= capacity / S` of the word itself. An overshooting add raises
-//! it past the sub-window until its `atomicSub`; in between another unit's load or add sees no
-//! room although the room taken leaves some, and may find the window "full" early (coverage
-//! counter `full_with_room`). That only drains early: the model shows a launch still runs a
-//! unit, because the first add after a drain cannot overshoot.
+//! it past the sub-window until its `atomicSub`; in between another unit's add can overshoot
+//! although the room taken leaves enough for it ([`Path::OvershootWithRoom`]), and a unit can
+//! find the window "full" while it has room ([`Path::FullWithRoom`]: that, or a stale relaxed
+//! load). That only drains early: a launch after a drain still runs a unit, because the first
+//! add after a drain cannot overshoot. Units still running when the window is found full give
+//! back their unused room, so a drain can find the whole window unused (`one_window_exactly_once`).
 //!
-//! Every broken [`Variant`] must make loom fail (tests run it under `std::panic::catch_unwind`).
+//! `broken_variants_are_caught` runs every broken [`Variant`] under `std::panic::catch_unwind`
+//! and checks that loom fails, with the message of the check the variant breaks.
 //! Run with `cargo test -p dyngc-codegen --test stream_model` (about 5 s of CPU in debug;
 //! `-- --nocapture` prints the executions and paths each scenario reached). [`PREEMPTIONS`]
 //! bounds the preemptions (`LOOM_MAX_PREEMPTIONS` overrides it: 3 also passes, in about a
@@ -140,72 +143,94 @@ struct Lane {
     room: [u32; STREAMS],
 }
 
-/// Counters outside the model: how many explored executions went through each path.
+/// The paths a scenario should reach, counted outside the model over all explored executions.
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    Executions,
+    /// An add overshot and was undone.
+    OvershootUndone,
+    /// ... where the room taken left enough: the add saw another's overshoot, not yet undone.
+    OvershootWithRoom,
+    /// A reservation in a sub-window other than the worker's home.
+    MovedOn,
+    Deferred,
+    /// `dyn_release_J` gave room back.
+    ReleasedUnused,
+    /// `dyn_release_all_J` ran.
+    ReleasedAll,
+    Drains,
+    /// A unit found every sub-window full while the room taken left enough in one.
+    FullWithRoom,
+}
+
+const PATHS: [Path; 9] = [
+    Path::Executions,
+    Path::OvershootUndone,
+    Path::OvershootWithRoom,
+    Path::MovedOn,
+    Path::Deferred,
+    Path::ReleasedUnused,
+    Path::ReleasedAll,
+    Path::Drains,
+    Path::FullWithRoom,
+];
+
 struct Coverage {
-    executions: AtomicUsize,
-    overshoot_undone: AtomicUsize,
-    moved_on: AtomicUsize,
-    deferred: AtomicUsize,
-    released_unused: AtomicUsize,
-    released_all: AtomicUsize,
-    drains: AtomicUsize,
-    full_with_room: AtomicUsize,
-    overshoot_with_room: AtomicUsize,
-    /// The most room of stream 0 a drain after a full window found unused, over all executions.
+    paths: [AtomicUsize; PATHS.len()],
+    /// The most room of stream 0 a drain after a full window found unused.
     most_unused: AtomicUsize,
 }
 
 impl Coverage {
-    const fn new() -> Coverage {
-        Coverage {
-            executions: AtomicUsize::new(0),
-            overshoot_undone: AtomicUsize::new(0),
-            moved_on: AtomicUsize::new(0),
-            deferred: AtomicUsize::new(0),
-            released_unused: AtomicUsize::new(0),
-            released_all: AtomicUsize::new(0),
-            drains: AtomicUsize::new(0),
-            full_with_room: AtomicUsize::new(0),
-            overshoot_with_room: AtomicUsize::new(0),
+    /// Counts for one test (leaked: loom's model closure must be `'static`).
+    fn leak() -> &'static Coverage {
+        Box::leak(Box::new(Coverage {
+            paths: std::array::from_fn(|_| AtomicUsize::new(0)),
             most_unused: AtomicUsize::new(0),
-        }
+        }))
     }
 
-    fn hit(counter: &AtomicUsize) {
-        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    fn hit(&self, path: Path) {
+        self.paths[path as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
-    fn get(counter: &AtomicUsize) -> usize {
-        counter.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    fn report(&self, name: &str) {
-        println!(
-            "{name}: {} executions; paths reached: overshoot undone {}, next sub-window {}, \
-             deferred {}, unused room given back {}, all given back {}, drains {}, \
-             full with room left {}, overshoot with room left {}; most room unused at a \
-             drain of a full window {}",
-            Self::get(&self.executions),
-            Self::get(&self.overshoot_undone),
-            Self::get(&self.moved_on),
-            Self::get(&self.deferred),
-            Self::get(&self.released_unused),
-            Self::get(&self.released_all),
-            Self::get(&self.drains),
-            Self::get(&self.full_with_room),
-            Self::get(&self.overshoot_with_room),
-            Self::get(&self.most_unused),
-        );
+    fn get(&self, path: Path) -> usize {
+        self.paths[path as usize].load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
-/// A scenario: the streams' shapes (`S`, `capacity / S`), and per worker its home and the units
-/// on its stack (popped from the end).
 struct Scenario {
+    /// Per stream: `S` and `capacity / S`.
     streams: [(usize, u32); STREAMS],
-    workers: Vec<(usize, Vec<Unit>)>,
-    /// Launches whose workers run as threads (workers x launches <= 4).
-    threaded_launches: usize,
+    /// Per worker: its home sub-window and the units on its stack, popped from the end. A unit
+    /// is `0xMEME`: its maximum and emits into stream 0, then into stream 1; unit ids count up
+    /// in this order.
+    workers: &'static [(usize, &'static [u32])],
+}
+
+impl Scenario {
+    fn stacks(&self) -> Vec<Vec<Unit>> {
+        let mut id = 0;
+        let mut unit = |&spec: &u32| {
+            let nibble = |k: u32| (spec >> (12 - 4 * k)) & 0xF;
+            id += 1;
+            Unit {
+                id: id - 1,
+                max: [nibble(0), nibble(2)],
+                emits: [nibble(1), nibble(3)],
+            }
+        };
+        self.workers
+            .iter()
+            .map(|(_, units)| units.iter().map(&mut unit).collect())
+            .collect()
+    }
+
+    /// Launches whose workers run as threads: as many as loom's thread limit allows (four
+    /// besides the main thread).
+    fn threaded_launches(&self) -> usize {
+        4 / self.workers.len()
+    }
 }
 
 struct Sys {
@@ -217,8 +242,7 @@ struct Sys {
 }
 
 impl Sys {
-    fn new(variant: Variant, cov: &'static Coverage, scenario: &Scenario) -> Sys {
-        let units = scenario.workers.iter().map(|(_, u)| u.len()).sum();
+    fn new(variant: Variant, cov: &'static Coverage, scenario: &Scenario, units: &[Unit]) -> Sys {
         let streams: Vec<Stream> = scenario
             .streams
             .iter()
@@ -236,11 +260,9 @@ impl Sys {
             })
             .collect();
         // As the init launch and the host keep it: every sub-window holds any unit's maximum.
-        for (_, us) in &scenario.workers {
-            for u in us {
-                for (j, s) in streams.iter().enumerate() {
-                    assert!(u.max[j] <= s.sub_cap && u.emits[j] <= u.max[j]);
-                }
+        for u in units {
+            for (j, s) in streams.iter().enumerate() {
+                assert!(u.max[j] <= s.sub_cap && u.emits[j] <= u.max[j]);
             }
         }
         let ghost = Ghost {
@@ -249,7 +271,7 @@ impl Sys {
                 .iter()
                 .map(|s| vec![None; s.subs.len() * s.sub_cap as usize])
                 .collect(),
-            ran: vec![0; units],
+            ran: vec![0; units.len()],
             delivered: Vec::new(),
         };
         Sys {
@@ -282,12 +304,12 @@ impl Sys {
                 // The add saw another add's overshoot, not yet undone, where the room taken
                 // leaves enough for this one.
                 if self.ghost().taken[j][s] + m <= st.sub_cap {
-                    Coverage::hit(&self.cov.overshoot_with_room);
+                    self.cov.hit(Path::OvershootWithRoom);
                 }
                 if self.variant != Variant::NoUndo {
                     word.fetch_sub(m, R);
                 }
-                Coverage::hit(&self.cov.overshoot_undone);
+                self.cov.hit(Path::OvershootUndone);
                 continue;
             }
             {
@@ -301,7 +323,7 @@ impl Sys {
                 );
             }
             if s != home & (subs - 1) {
-                Coverage::hit(&self.cov.moved_on);
+                self.cov.hit(Path::MovedOn);
             }
             lane.at[j] = s;
             lane.emitted[j] = 0;
@@ -309,7 +331,7 @@ impl Sys {
             return true;
         }
         if self.ghost().taken[j].iter().any(|&t| t + m <= st.sub_cap) {
-            Coverage::hit(&self.cov.full_with_room);
+            self.cov.hit(Path::FullWithRoom);
         }
         if self.variant != Variant::NoFullFlag {
             self.stream_full.store(1, R);
@@ -362,7 +384,7 @@ impl Sys {
             unused
         };
         if back != 0 {
-            Coverage::hit(&self.cov.released_unused);
+            self.cov.hit(Path::ReleasedUnused);
             self.give_back(j, lane.at[j], back);
         }
         lane.room[j] = 0;
@@ -370,7 +392,7 @@ impl Sys {
 
     /// `dyn_release_all_J`: a later stream was full; the unit does not start.
     fn release_all(&self, j: usize, lane: &mut Lane) {
-        Coverage::hit(&self.cov.released_all);
+        self.cov.hit(Path::ReleasedAll);
         self.give_back(j, lane.at[j], lane.room[j]);
         lane.room[j] = 0;
     }
@@ -406,7 +428,7 @@ impl Sys {
             }
         } else if self.variant != Variant::LoseUnfit {
             // dyn_defer: staged again as a frame of its own; the lane runs nothing more.
-            Coverage::hit(&self.cov.deferred);
+            self.cov.hit(Path::Deferred);
             stack.push(unit);
         }
     }
@@ -447,7 +469,7 @@ impl Sys {
         if !done && self.stream_full.load(R) == 0 {
             return false;
         }
-        Coverage::hit(&self.cov.drains);
+        self.cov.hit(Path::Drains);
         if self.stream_full.load(R) != 0 {
             let st = &self.streams[0];
             let unused: u32 = st.subs.iter().map(|sub| st.sub_cap - sub.written.load(R)).sum();
@@ -485,25 +507,24 @@ impl Sys {
 
 /// The model: the scenario's first launches with one thread per worker, then launches run by
 /// the main thread, each followed by the host's step, until every stack is empty.
-fn stream_model(variant: Variant, scenario: fn() -> Scenario, cov: &'static Coverage) {
+fn stream_model(variant: Variant, scenario: &'static Scenario, cov: &'static Coverage) {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
         b.preemption_bound = Some(PREEMPTIONS);
     }
     b.check(move || {
-        Coverage::hit(&cov.executions);
-        let scenario = scenario();
-        let sys = Arc::new(Sys::new(variant, cov, &scenario));
-        let all: Vec<Unit> = scenario.workers.iter().flat_map(|(_, u)| u.clone()).collect();
+        cov.hit(Path::Executions);
+        let mut stacks = scenario.stacks();
+        let all: Vec<Unit> = stacks.concat();
         let homes: Vec<usize> = scenario.workers.iter().map(|&(h, _)| h).collect();
-        let mut stacks: Vec<Vec<Unit>> = scenario.workers.into_iter().map(|(_, u)| u).collect();
+        let sys = Arc::new(Sys::new(variant, cov, scenario, &all));
         let mut launches = 0;
         let mut drained = true;
         while stacks.iter().any(|s| !s.is_empty()) {
             launches += 1;
             assert!(launches <= LAUNCHES, "the run never completes: {stacks:?} left");
             let before = sys.units_run();
-            if launches as usize <= scenario.threaded_launches {
+            if launches as usize <= scenario.threaded_launches() {
                 let threads: Vec<_> = stacks
                     .into_iter()
                     .zip(&homes)
@@ -543,13 +564,21 @@ fn stream_model(variant: Variant, scenario: fn() -> Scenario, cov: &'static Cove
     });
 }
 
-/// Runs `model` and returns whether loom found a failing execution.
-fn fails(model: impl FnOnce() + std::panic::UnwindSafe) -> bool {
-    std::panic::catch_unwind(model).is_err()
-}
-
-fn unit(id: u32, max: [u32; STREAMS], emits: [u32; STREAMS]) -> Unit {
-    Unit { id, max, emits }
+/// Explores `scenario` under the protocol as generated, prints the paths it reached and checks
+/// that it reached `reached`; returns the counts.
+fn explore(name: &str, scenario: &'static Scenario, reached: &[Path]) -> &'static Coverage {
+    let cov = Coverage::leak();
+    stream_model(Variant::Correct, scenario, cov);
+    let counts: Vec<String> = PATHS.iter().map(|&p| format!("{p:?} {}", cov.get(p))).collect();
+    println!(
+        "{name}: {}; most room unused at the drain of a full window {}",
+        counts.join(", "),
+        cov.most_unused.load(std::sync::atomic::Ordering::Relaxed)
+    );
+    for &p in reached {
+        assert!(cov.get(p) > 0, "{name}: path {p:?} not reached");
+    }
+    cov
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -557,146 +586,108 @@ fn unit(id: u32, max: [u32; STREAMS], emits: [u32; STREAMS]) -> Unit {
 
 /// One stream, one sub-window of 2; three workers with one unit each, reserving 5 in all: the
 /// window fills, units are deferred, adds overshoot and are undone.
-fn one_window() -> Scenario {
-    Scenario {
-        streams: [(1, 2), (1, 1)],
-        workers: vec![
-            (0, vec![unit(0, [2, 0], [2, 0])]),
-            (0, vec![unit(1, [1, 0], [0, 0])]),
-            (0, vec![unit(2, [2, 0], [1, 0])]),
-        ],
-        threaded_launches: 1,
-    }
-}
+const ONE_WINDOW: Scenario = Scenario {
+    streams: [(1, 2), (1, 1)],
+    workers: &[(0, &[0x2200]), (0, &[0x1000]), (0, &[0x2100])],
+};
 
 /// One stream of two sub-windows of 2; homes 0, 1 and 0, so units move on from a full home
 /// sub-window to the other.
-fn sub_windows() -> Scenario {
-    Scenario {
-        streams: [(2, 2), (1, 1)],
-        workers: vec![
-            (0, vec![unit(0, [2, 0], [1, 0])]),
-            (1, vec![unit(1, [2, 0], [2, 0])]),
-            (0, vec![unit(2, [1, 0], [1, 0]), unit(3, [2, 0], [2, 0])]),
-        ],
-        threaded_launches: 1,
-    }
-}
+const SUB_WINDOWS: Scenario = Scenario {
+    streams: [(2, 2), (1, 1)],
+    workers: &[(0, &[0x2100]), (1, &[0x2200]), (0, &[0x1100, 0x2200])],
+};
 
 /// Two streams: two sub-windows of 1, and one of 1; units emitting into one or both, two
-/// threaded launches of two workers, both home to sub-window 0. Unit 3 takes stream 1 while
-/// unit 1 holds room in stream 0, which it must give back.
-fn two_streams() -> Scenario {
-    Scenario {
-        streams: [(2, 1), (1, 1)],
-        workers: vec![
-            (0, vec![unit(0, [1, 1], [1, 1]), unit(1, [1, 1], [1, 0])]),
-            (0, vec![unit(2, [1, 0], [1, 0]), unit(3, [0, 1], [0, 1])]),
-        ],
-        threaded_launches: 2,
-    }
-}
+/// launches of two threads, both home to sub-window 0. Unit 3 takes stream 1 while unit 1
+/// holds room in stream 0, which it must give back.
+const TWO_STREAMS: Scenario = Scenario {
+    streams: [(2, 1), (1, 1)],
+    workers: &[(0, &[0x1111, 0x1110]), (0, &[0x1100, 0x0011])],
+};
 
 /// A window of one element: every unit that emits has it to itself.
-fn window_of_one() -> Scenario {
-    Scenario {
-        streams: [(1, 1), (1, 1)],
-        workers: vec![
-            (0, vec![unit(0, [1, 0], [1, 0]), unit(1, [1, 0], [0, 0])]),
-            (0, vec![unit(2, [1, 0], [1, 0]), unit(3, [1, 0], [1, 0])]),
-        ],
-        threaded_launches: 2,
-    }
-}
+const WINDOW_OF_ONE: Scenario = Scenario {
+    streams: [(1, 1), (1, 1)],
+    workers: &[(0, &[0x1100]), (0, &[0x1000, 0x1100, 0x1100])],
+};
 
 // ---------------------------------------------------------------------------------------------
 // The protocol as generated
 
 #[test]
 fn one_window_exactly_once() {
-    static COV: Coverage = Coverage::new();
-    stream_model(Variant::Correct, one_window, &COV);
-    COV.report("one_window_exactly_once");
-    assert!(Coverage::get(&COV.overshoot_undone) > 0);
-    assert!(Coverage::get(&COV.deferred) > 0);
-    assert!(Coverage::get(&COV.released_unused) > 0);
-    assert!(Coverage::get(&COV.full_with_room) > 0);
-    assert!(Coverage::get(&COV.overshoot_with_room) > 0);
-    // More than S * (m - 1) = 1: the whole window (unit 1 gives back its room after unit 0 and
-    // unit 2 found it taken).
-    assert_eq!(Coverage::get(&COV.most_unused), 2);
+    use Path::*;
+    let reached = [
+        OvershootUndone,
+        OvershootWithRoom,
+        Deferred,
+        ReleasedUnused,
+        FullWithRoom,
+    ];
+    let cov = explore("one_window_exactly_once", &ONE_WINDOW, &reached);
+    // More than S * (m - 1) = 1: the whole window (unit 1 gives back its room after units 0 and
+    // 2 found it taken).
+    assert_eq!(cov.most_unused.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
 
 #[test]
 fn sub_windows_exactly_once() {
-    static COV: Coverage = Coverage::new();
-    stream_model(Variant::Correct, sub_windows, &COV);
-    COV.report("sub_windows_exactly_once");
-    assert!(Coverage::get(&COV.moved_on) > 0);
-    assert!(Coverage::get(&COV.overshoot_undone) > 0);
-    assert!(Coverage::get(&COV.deferred) > 0);
+    use Path::*;
+    explore(
+        "sub_windows_exactly_once",
+        &SUB_WINDOWS,
+        &[MovedOn, OvershootUndone, Deferred],
+    );
 }
 
 #[test]
 fn two_streams_exactly_once() {
-    static COV: Coverage = Coverage::new();
-    stream_model(Variant::Correct, two_streams, &COV);
-    COV.report("two_streams_exactly_once");
-    assert!(Coverage::get(&COV.released_all) > 0);
-    assert!(Coverage::get(&COV.moved_on) > 0);
-    assert!(Coverage::get(&COV.deferred) > 0);
+    use Path::*;
+    explore(
+        "two_streams_exactly_once",
+        &TWO_STREAMS,
+        &[ReleasedAll, MovedOn, Deferred],
+    );
 }
 
 #[test]
 fn window_of_one_completes() {
-    static COV: Coverage = Coverage::new();
-    stream_model(Variant::Correct, window_of_one, &COV);
-    COV.report("window_of_one_completes");
-    assert!(Coverage::get(&COV.deferred) > 0);
-    assert!(Coverage::get(&COV.drains) > 0);
+    explore(
+        "window_of_one_completes",
+        &WINDOW_OF_ONE,
+        &[Path::Deferred, Path::Drains],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
-// Broken variants: each must be caught
+// Broken variants
 
+/// Each broken variant, in a scenario that reaches its step, makes loom fail, and with the
+/// check it breaks (the panic's message).
 #[test]
-fn detects_missing_undo() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::NoUndo, one_window, &COV)));
-}
-
-#[test]
-fn detects_missing_overshoot_check() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::NoOvershootCheck, one_window, &COV)));
-}
-
-#[test]
-fn detects_release_of_whole_reservation() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::ReleaseWhole, one_window, &COV)));
-}
-
-#[test]
-fn detects_kept_reservation_of_earlier_stream() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::NoReleaseAll, two_streams, &COV)));
-}
-
-#[test]
-fn detects_lost_unit() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::LoseUnfit, one_window, &COV)));
-}
-
-#[test]
-fn detects_missing_full_flag() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::NoFullFlag, window_of_one, &COV)));
-}
-
-#[test]
-fn detects_drain_keeping_counts() {
-    static COV: Coverage = Coverage::new();
-    assert!(fails(|| stream_model(Variant::DrainKeepsCounts, one_window, &COV)));
+fn broken_variants_are_caught() {
+    let cases: [(Variant, &'static Scenario, &str); 7] = [
+        (Variant::NoUndo, &ONE_WINDOW, "reserved != written"),
+        (Variant::NoOvershootCheck, &ONE_WINDOW, "reserved of 2"),
+        (Variant::ReleaseWhole, &ONE_WINDOW, "past its"),
+        (Variant::NoReleaseAll, &TWO_STREAMS, "reserved != written"),
+        (Variant::LoseUnfit, &ONE_WINDOW, "lost"),
+        (Variant::NoFullFlag, &WINDOW_OF_ONE, "never completes"),
+        (Variant::DrainKeepsCounts, &ONE_WINDOW, "ran no unit"),
+    ];
+    let cov = Coverage::leak();
+    for (variant, scenario, expected) in cases {
+        let failure = std::panic::catch_unwind(|| stream_model(variant, scenario, cov))
+            .expect_err(&format!("{variant:?}: loom found no failing execution"));
+        let message = failure
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| failure.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        assert!(
+            message.contains(expected),
+            "{variant:?}: failed with {message:?}, not {expected:?}"
+        );
+    }
 }
