@@ -1,0 +1,693 @@
+//! A `loom` model of the stream-output reservation protocol (`docs/executor.md`, "Streams").
+//!
+//! This mirrors, in Rust, what `crates/codegen/src/streams.rs` generates and the host does
+//! between launches, and model-checks it under every interleaving (within a preemption bound)
+//! and every value a relaxed load may return:
+//!
+//! | here                  | generated WGSL / host                                          |
+//! |-----------------------|----------------------------------------------------------------|
+//! | [`Sys::reserve`]      | `dyn_reserve_J`                                                |
+//! | [`Sys::emit`]         | `dyn_emit_R`                                                   |
+//! | [`Sys::release`]      | `dyn_release_J`                                                |
+//! | [`Sys::release_all`]  | `dyn_release_all_J`                                            |
+//! | [`Sys::execute`]      | `execute_case`'s code in `dyn_execute` (and `dyn_defer`)       |
+//! | [`Sys::launch`]       | `dyn_main`'s loop: `dyn_plan`'s `stream_full` check, one unit per step |
+//! | [`Sys::host_step`]    | the host after a submission: check, copy, zero, relaunch       |
+//!
+//! Mapping of the memory model: each sub-window's `reserved` and `written` words and the
+//! `stream_full` word are `loom::sync::atomic::AtomicU32`s accessed with `Ordering::Relaxed`
+//! only, as WGSL atomics are relaxed. A worker is one `loom::thread` running one unit per step
+//! (lanes touch nothing shared but these words, so more lanes are more threads; loom allows
+//! four besides the main one). Element slots are plain storage stores in the WGSL, written only
+//! at an index an `atomicAdd` handed out: here they are ghost state ([`Ghost::slots`], a `std`
+//! mutex, no scheduling point), where a slot written twice in one window is an assertion. A
+//! launch ends with its threads joined, so the host sees every store, as it does after a
+//! submission; the first launches run their workers as threads, later ones run them one after
+//! another on the main thread (loom's thread limit), each after the host's step.
+//!
+//! Not modelled: how a deferred unit's frame travels (it goes back on its worker's stack here;
+//! the ring and stacks are `protocol_model.rs`'s), `pending` (the ghost knows which units are
+//! left), keyed units (deferred as their key: set semantics), the recursion counter and
+//! payload of the deferred frame, the `EMIT_BOUND` check (every unit here emits at most its
+//! maximum), how `S` is chosen (each scenario picks it, with `capacity / S` at least every
+//! maximum, as the init launch keeps it).
+//!
+//! Checked: an emit's slot is inside its sub-window (the WGSL's `INTERNAL` check) and within the
+//! room reserved there; the room reserved, counting only reservations that were taken (an
+//! overshooting `atomicAdd` is undone right after), never exceeds the sub-window; with nothing in
+//! flight `reserved == written <= capacity / S` in every sub-window; every unit runs exactly
+//! once; the host delivers each emitted element exactly once (the delivered multiset is the
+//! emitted one); every launch after a drain runs a unit, so the run terminates, also with a
+//! window of one element.
+//!
+//! Not an invariant: `reserved <= capacity / S` of the word itself. An overshooting add raises
+//! it past the sub-window until its `atomicSub`; in between another unit's add can overshoot
+//! although the room taken leaves enough for it ([`Path::OvershootWithRoom`]), and a unit can
+//! find the window "full" while it has room ([`Path::FullWithRoom`]: that, or a stale relaxed
+//! load). That only drains early: a launch after a drain still runs a unit, because the first
+//! add after a drain cannot overshoot. Units still running when the window is found full give
+//! back their unused room, so a drain can find the whole window unused (`one_window_exactly_once`).
+//!
+//! `broken_variants_are_caught` runs every broken [`Variant`] under `std::panic::catch_unwind`
+//! and checks that loom fails, with the message of the check the variant breaks.
+//! Run with `cargo test -p dyngc-codegen --test stream_model` (about 5 s of CPU in debug;
+//! `-- --nocapture` prints the executions and paths each scenario reached). [`PREEMPTIONS`]
+//! bounds the preemptions (`LOOM_MAX_PREEMPTIONS` overrides it: 3 also passes, in about a
+//! minute of CPU).
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::Mutex;
+
+use loom::sync::atomic::{AtomicU32, Ordering};
+use loom::sync::Arc;
+use loom::thread;
+
+const R: Ordering = Ordering::Relaxed;
+/// Preemption bound of every model (`LOOM_MAX_PREEMPTIONS` overrides it).
+const PREEMPTIONS: usize = 2;
+/// Streams a unit may emit into.
+const STREAMS: usize = 2;
+/// Unit steps of one launch of a worker (`dyn_wg_fuel`): more than any worker's units, so a
+/// launch leaves only when its stack is empty or a window is full, unless a variant loops.
+const FUEL: u32 = 6;
+/// Most launches before the host gives up ("never completes").
+const LAUNCHES: u32 = 8;
+
+/// The protocol as generated, or one deliberately broken step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    Correct,
+    /// `dyn_reserve_J` finds an overshoot but does not undo its add.
+    NoUndo,
+    /// `dyn_reserve_J` trusts its relaxed load and does not check what the add returned.
+    NoOvershootCheck,
+    /// `dyn_release_J` gives back the whole reservation instead of its unused part.
+    ReleaseWhole,
+    /// A unit whose later stream is full keeps its earlier streams' reservations.
+    NoReleaseAll,
+    /// A unit that found no room is neither run nor deferred.
+    LoseUnfit,
+    /// A unit that found no room is deferred, but `stream_full` is not raised.
+    NoFullFlag,
+    /// The host copies the windows out but does not zero their counts.
+    DrainKeepsCounts,
+}
+
+/// A unit: its maximum per stream (0: its stage does not emit into that stream) and how many
+/// elements it emits this time (at most the maximum).
+#[derive(Clone, Copy, Debug)]
+struct Unit {
+    id: u32,
+    max: [u32; STREAMS],
+    emits: [u32; STREAMS],
+}
+
+impl Unit {
+    /// The `k`-th element the unit emits into stream `j`: distinct over all units.
+    fn element(&self, j: usize, k: u32) -> u32 {
+        self.id * 16 + j as u32 * 8 + k
+    }
+}
+
+/// One sub-window's control line.
+struct Sub {
+    reserved: AtomicU32,
+    written: AtomicU32,
+}
+
+/// One stream window: `subs.len()` sub-windows (`S`) of `sub_cap` elements.
+struct Stream {
+    subs: Vec<Sub>,
+    sub_cap: u32,
+}
+
+/// Bookkeeping outside the model.
+struct Ghost {
+    /// Per stream and sub-window: the room of reservations taken and not given back, i.e. the
+    /// `reserved` word less the overshooting adds not yet undone.
+    taken: Vec<Vec<u32>>,
+    /// Per stream, the window's element slots (`sub * sub_cap + i`).
+    slots: Vec<Vec<Option<u32>>>,
+    /// Per unit id: how often it ran.
+    ran: Vec<u32>,
+    /// Elements the host copied out.
+    delivered: Vec<u32>,
+}
+
+/// A lane's private reservation state per stream (`dyn_emit_at_J`, `dyn_emitted_J`,
+/// `dyn_emit_room_J`).
+#[derive(Default)]
+struct Lane {
+    at: [usize; STREAMS],
+    emitted: [u32; STREAMS],
+    room: [u32; STREAMS],
+}
+
+/// The paths a scenario should reach, counted outside the model over all explored executions.
+#[derive(Clone, Copy, Debug)]
+enum Path {
+    Executions,
+    /// An add overshot and was undone.
+    OvershootUndone,
+    /// ... where the room taken left enough: the add saw another's overshoot, not yet undone.
+    OvershootWithRoom,
+    /// A reservation in a sub-window other than the worker's home.
+    MovedOn,
+    Deferred,
+    /// `dyn_release_J` gave room back.
+    ReleasedUnused,
+    /// `dyn_release_all_J` ran.
+    ReleasedAll,
+    Drains,
+    /// A unit found every sub-window full while the room taken left enough in one.
+    FullWithRoom,
+}
+
+const PATHS: [Path; 9] = [
+    Path::Executions,
+    Path::OvershootUndone,
+    Path::OvershootWithRoom,
+    Path::MovedOn,
+    Path::Deferred,
+    Path::ReleasedUnused,
+    Path::ReleasedAll,
+    Path::Drains,
+    Path::FullWithRoom,
+];
+
+struct Coverage {
+    paths: [AtomicUsize; PATHS.len()],
+    /// The most room of stream 0 a drain after a full window found unused.
+    most_unused: AtomicUsize,
+}
+
+impl Coverage {
+    /// Counts for one test (leaked: loom's model closure must be `'static`).
+    fn leak() -> &'static Coverage {
+        Box::leak(Box::new(Coverage {
+            paths: std::array::from_fn(|_| AtomicUsize::new(0)),
+            most_unused: AtomicUsize::new(0),
+        }))
+    }
+
+    fn hit(&self, path: Path) {
+        self.paths[path as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn get(&self, path: Path) -> usize {
+        self.paths[path as usize].load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+struct Scenario {
+    /// Per stream: `S` and `capacity / S`.
+    streams: [(usize, u32); STREAMS],
+    /// Per worker: its home sub-window and the units on its stack, popped from the end. A unit
+    /// is `0xMEME`: its maximum and emits into stream 0, then into stream 1; unit ids count up
+    /// in this order.
+    workers: &'static [(usize, &'static [u32])],
+}
+
+impl Scenario {
+    fn stacks(&self) -> Vec<Vec<Unit>> {
+        let mut id = 0;
+        let mut unit = |&spec: &u32| {
+            let nibble = |k: u32| (spec >> (12 - 4 * k)) & 0xF;
+            id += 1;
+            Unit {
+                id: id - 1,
+                max: [nibble(0), nibble(2)],
+                emits: [nibble(1), nibble(3)],
+            }
+        };
+        self.workers
+            .iter()
+            .map(|(_, units)| units.iter().map(&mut unit).collect())
+            .collect()
+    }
+
+    /// Launches whose workers run as threads: as many as loom's thread limit allows (four
+    /// besides the main thread).
+    fn threaded_launches(&self) -> usize {
+        4 / self.workers.len()
+    }
+}
+
+struct Sys {
+    variant: Variant,
+    cov: &'static Coverage,
+    streams: Vec<Stream>,
+    stream_full: AtomicU32,
+    ghost: Mutex<Ghost>,
+}
+
+impl Sys {
+    fn new(variant: Variant, cov: &'static Coverage, scenario: &Scenario, units: &[Unit]) -> Sys {
+        let streams: Vec<Stream> = scenario
+            .streams
+            .iter()
+            .map(|&(subs, sub_cap)| {
+                assert!(subs.is_power_of_two());
+                Stream {
+                    subs: (0..subs)
+                        .map(|_| Sub {
+                            reserved: AtomicU32::new(0),
+                            written: AtomicU32::new(0),
+                        })
+                        .collect(),
+                    sub_cap,
+                }
+            })
+            .collect();
+        // As the init launch and the host keep it: every sub-window holds any unit's maximum.
+        for u in units {
+            for (j, s) in streams.iter().enumerate() {
+                assert!(u.max[j] <= s.sub_cap && u.emits[j] <= u.max[j]);
+            }
+        }
+        let ghost = Ghost {
+            taken: streams.iter().map(|s| vec![0; s.subs.len()]).collect(),
+            slots: streams
+                .iter()
+                .map(|s| vec![None; s.subs.len() * s.sub_cap as usize])
+                .collect(),
+            ran: vec![0; units.len()],
+            delivered: Vec::new(),
+        };
+        Sys {
+            variant,
+            cov,
+            streams,
+            stream_full: AtomicU32::new(0),
+            ghost: Mutex::new(ghost),
+        }
+    }
+
+    fn ghost(&self) -> std::sync::MutexGuard<'_, Ghost> {
+        self.ghost.lock().unwrap()
+    }
+
+    /// `dyn_reserve_J(m)`: room for `m` elements in one sub-window of stream `j`, from `home`
+    /// on; all full raises `stream_full`. Ghost updates sit right after the atomic they mirror
+    /// (loom switches threads only at its own operations, so the pair is indivisible).
+    fn reserve(&self, j: usize, m: u32, home: usize, lane: &mut Lane) -> bool {
+        let st = &self.streams[j];
+        let subs = st.subs.len();
+        for k in 0..subs {
+            let s = (home + k) & (subs - 1);
+            let word = &st.subs[s].reserved;
+            if word.load(R) > st.sub_cap - m {
+                continue;
+            }
+            let old = word.fetch_add(m, R);
+            if old > st.sub_cap - m && self.variant != Variant::NoOvershootCheck {
+                // The add saw another add's overshoot, not yet undone, where the room taken
+                // leaves enough for this one.
+                if self.ghost().taken[j][s] + m <= st.sub_cap {
+                    self.cov.hit(Path::OvershootWithRoom);
+                }
+                if self.variant != Variant::NoUndo {
+                    word.fetch_sub(m, R);
+                }
+                self.cov.hit(Path::OvershootUndone);
+                continue;
+            }
+            {
+                let mut g = self.ghost();
+                g.taken[j][s] += m;
+                assert!(
+                    g.taken[j][s] <= st.sub_cap,
+                    "stream {j} sub-window {s}: {} reserved of {}",
+                    g.taken[j][s],
+                    st.sub_cap
+                );
+            }
+            if s != home & (subs - 1) {
+                self.cov.hit(Path::MovedOn);
+            }
+            lane.at[j] = s;
+            lane.emitted[j] = 0;
+            lane.room[j] = m;
+            return true;
+        }
+        if self.ghost().taken[j].iter().any(|&t| t + m <= st.sub_cap) {
+            self.cov.hit(Path::FullWithRoom);
+        }
+        if self.variant != Variant::NoFullFlag {
+            self.stream_full.store(1, R);
+        }
+        false
+    }
+
+    /// `dyn_emit_R(v)`: a slot from the sub-window's `written`, within the unit's room.
+    fn emit(&self, j: usize, v: u32, lane: &mut Lane) {
+        assert!(
+            lane.emitted[j] < lane.room[j],
+            "EMIT_BOUND: the scenario emits past a maximum"
+        );
+        lane.emitted[j] += 1;
+        let st = &self.streams[j];
+        let s = lane.at[j];
+        let i = st.subs[s].written.fetch_add(1, R);
+        // The WGSL's INTERNAL check: every slot taken was reserved, so it is in the sub-window.
+        assert!(
+            i < st.sub_cap,
+            "stream {j} sub-window {s}: slot {i} past its {}",
+            st.sub_cap
+        );
+        let mut g = self.ghost();
+        assert!(
+            i < g.taken[j][s],
+            "stream {j} sub-window {s}: slot {i} not reserved ({} reserved)",
+            g.taken[j][s]
+        );
+        let slot = &mut g.slots[j][s * st.sub_cap as usize + i as usize];
+        assert!(slot.is_none(), "stream {j} sub-window {s}: slot {i} written twice");
+        *slot = Some(v);
+    }
+
+    /// Gives back `n` of the lane's room in stream `j`.
+    fn give_back(&self, j: usize, s: usize, n: u32) {
+        self.streams[j].subs[s].reserved.fetch_sub(n, R);
+        let mut g = self.ghost();
+        g.taken[j][s] = g.taken[j][s]
+            .checked_sub(n)
+            .unwrap_or_else(|| panic!("stream {j} sub-window {s}: more given back than reserved"));
+    }
+
+    /// `dyn_release_J`: the unit ended; its unused room goes back.
+    fn release(&self, j: usize, lane: &mut Lane) {
+        let unused = lane.room[j] - lane.emitted[j];
+        let back = if self.variant == Variant::ReleaseWhole {
+            lane.room[j]
+        } else {
+            unused
+        };
+        if back != 0 {
+            self.cov.hit(Path::ReleasedUnused);
+            self.give_back(j, lane.at[j], back);
+        }
+        lane.room[j] = 0;
+    }
+
+    /// `dyn_release_all_J`: a later stream was full; the unit does not start.
+    fn release_all(&self, j: usize, lane: &mut Lane) {
+        self.cov.hit(Path::ReleasedAll);
+        self.give_back(j, lane.at[j], lane.room[j]);
+        lane.room[j] = 0;
+    }
+
+    /// `execute_case`: reserve in every stream the unit's stage emits into (giving back what
+    /// was taken when a later one is full); run it, then release; or defer it.
+    fn execute(&self, home: usize, unit: Unit, lane: &mut Lane, stack: &mut Vec<Unit>) {
+        let emitting: Vec<usize> = (0..STREAMS).filter(|&j| unit.max[j] > 0).collect();
+        let mut room = true;
+        for (k, &j) in emitting.iter().enumerate() {
+            if room && !self.reserve(j, unit.max[j], home, lane) {
+                room = false;
+                if self.variant != Variant::NoReleaseAll {
+                    for &p in &emitting[..k] {
+                        self.release_all(p, lane);
+                    }
+                }
+            }
+        }
+        if room {
+            {
+                let mut g = self.ghost();
+                assert_eq!(g.ran[unit.id as usize], 0, "unit {} ran twice", unit.id);
+                g.ran[unit.id as usize] += 1;
+            }
+            for &j in &emitting {
+                for k in 0..unit.emits[j] {
+                    self.emit(j, unit.element(j, k), lane);
+                }
+            }
+            for &j in &emitting {
+                self.release(j, lane);
+            }
+        } else if self.variant != Variant::LoseUnfit {
+            // dyn_defer: staged again as a frame of its own; the lane runs nothing more.
+            self.cov.hit(Path::Deferred);
+            stack.push(unit);
+        }
+    }
+
+    /// One launch of a worker: `dyn_plan` leaves when `stream_full` is set (or fuel or work
+    /// runs out), otherwise the worker runs its top unit.
+    fn launch(&self, home: usize, stack: &mut Vec<Unit>) {
+        let mut lane = Lane::default();
+        for _ in 0..FUEL {
+            if self.stream_full.load(R) != 0 {
+                return;
+            }
+            let Some(unit) = stack.pop() else {
+                return;
+            };
+            self.execute(home, unit, &mut lane, stack);
+        }
+    }
+
+    /// The host after a launch (nothing in flight): checks the counts and, when a window is
+    /// full or the run is done, copies each sub-window's first `written` elements out, zeroes
+    /// the counts and `stream_full`. Returns whether it drained.
+    fn host_step(&self, done: bool) -> bool {
+        for (j, st) in self.streams.iter().enumerate() {
+            for (s, sub) in st.subs.iter().enumerate() {
+                let (r, w) = (sub.reserved.load(R), sub.written.load(R));
+                assert_eq!(
+                    r, w,
+                    "stream {j} sub-window {s}: reserved != written, nothing in flight"
+                );
+                assert!(
+                    w <= st.sub_cap,
+                    "stream {j} sub-window {s}: {w} written of {}",
+                    st.sub_cap
+                );
+            }
+        }
+        if !done && self.stream_full.load(R) == 0 {
+            return false;
+        }
+        self.cov.hit(Path::Drains);
+        if self.stream_full.load(R) != 0 {
+            let st = &self.streams[0];
+            let unused: u32 = st.subs.iter().map(|sub| st.sub_cap - sub.written.load(R)).sum();
+            self.cov
+                .most_unused
+                .fetch_max(unused as usize, std::sync::atomic::Ordering::Relaxed);
+        }
+        let mut g = self.ghost();
+        let g = &mut *g;
+        for (j, st) in self.streams.iter().enumerate() {
+            for (s, sub) in st.subs.iter().enumerate() {
+                let base = s * st.sub_cap as usize;
+                for i in 0..sub.written.load(R) as usize {
+                    let v = g.slots[j][base + i].take();
+                    let v = v.unwrap_or_else(|| {
+                        panic!("stream {j} sub-window {s}: slot {i} copied but not written since the last drain")
+                    });
+                    g.delivered.push(v);
+                }
+                if self.variant != Variant::DrainKeepsCounts {
+                    sub.reserved.store(0, R);
+                    sub.written.store(0, R);
+                    g.taken[j][s] = 0;
+                }
+            }
+        }
+        self.stream_full.store(0, R);
+        true
+    }
+
+    fn units_run(&self) -> u32 {
+        self.ghost().ran.iter().sum()
+    }
+}
+
+/// The model: the scenario's first launches with one thread per worker, then launches run by
+/// the main thread, each followed by the host's step, until every stack is empty.
+fn stream_model(variant: Variant, scenario: &'static Scenario, cov: &'static Coverage) {
+    let mut b = loom::model::Builder::new();
+    if b.preemption_bound.is_none() {
+        b.preemption_bound = Some(PREEMPTIONS);
+    }
+    b.check(move || {
+        cov.hit(Path::Executions);
+        let mut stacks = scenario.stacks();
+        let all: Vec<Unit> = stacks.concat();
+        let homes: Vec<usize> = scenario.workers.iter().map(|&(h, _)| h).collect();
+        let sys = Arc::new(Sys::new(variant, cov, scenario, &all));
+        let mut launches = 0;
+        let mut drained = true;
+        while stacks.iter().any(|s| !s.is_empty()) {
+            launches += 1;
+            assert!(launches <= LAUNCHES, "the run never completes: {stacks:?} left");
+            let before = sys.units_run();
+            if launches as usize <= scenario.threaded_launches() {
+                let threads: Vec<_> = stacks
+                    .into_iter()
+                    .zip(&homes)
+                    .map(|(mut stack, &home)| {
+                        let sys = sys.clone();
+                        thread::spawn(move || {
+                            sys.launch(home, &mut stack);
+                            stack
+                        })
+                    })
+                    .collect();
+                stacks = threads.into_iter().map(|t| t.join().unwrap()).collect();
+            } else {
+                for (stack, &home) in stacks.iter_mut().zip(&homes) {
+                    sys.launch(home, stack);
+                }
+            }
+            // A drained window always lets a unit start, so each launch after one runs a unit.
+            assert!(
+                !drained || sys.units_run() > before,
+                "launch {launches} after a drain ran no unit: {stacks:?} left"
+            );
+            drained = sys.host_step(stacks.iter().all(Vec::is_empty));
+        }
+        let g = sys.ghost();
+        for u in &all {
+            assert_eq!(g.ran[u.id as usize], 1, "unit {} lost", u.id);
+        }
+        let mut emitted: Vec<u32> = all
+            .iter()
+            .flat_map(|u| (0..STREAMS).flat_map(move |j| (0..u.emits[j]).map(move |k| u.element(j, k))))
+            .collect();
+        let mut delivered = g.delivered.clone();
+        emitted.sort_unstable();
+        delivered.sort_unstable();
+        assert_eq!(delivered, emitted, "delivered != emitted");
+    });
+}
+
+/// Explores `scenario` under the protocol as generated, prints the paths it reached and checks
+/// that it reached `reached`; returns the counts.
+fn explore(name: &str, scenario: &'static Scenario, reached: &[Path]) -> &'static Coverage {
+    let cov = Coverage::leak();
+    stream_model(Variant::Correct, scenario, cov);
+    let counts: Vec<String> = PATHS.iter().map(|&p| format!("{p:?} {}", cov.get(p))).collect();
+    println!(
+        "{name}: {}; most room unused at the drain of a full window {}",
+        counts.join(", "),
+        cov.most_unused.load(std::sync::atomic::Ordering::Relaxed)
+    );
+    for &p in reached {
+        assert!(cov.get(p) > 0, "{name}: path {p:?} not reached");
+    }
+    cov
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+/// One stream, one sub-window of 2; three workers with one unit each, reserving 5 in all: the
+/// window fills, units are deferred, adds overshoot and are undone.
+const ONE_WINDOW: Scenario = Scenario {
+    streams: [(1, 2), (1, 1)],
+    workers: &[(0, &[0x2200]), (0, &[0x1000]), (0, &[0x2100])],
+};
+
+/// One stream of two sub-windows of 2; homes 0, 1 and 0, so units move on from a full home
+/// sub-window to the other.
+const SUB_WINDOWS: Scenario = Scenario {
+    streams: [(2, 2), (1, 1)],
+    workers: &[(0, &[0x2100]), (1, &[0x2200]), (0, &[0x1100, 0x2200])],
+};
+
+/// Two streams: two sub-windows of 1, and one of 1; units emitting into one or both, two
+/// launches of two threads, both home to sub-window 0. Unit 3 takes stream 1 while unit 1
+/// holds room in stream 0, which it must give back.
+const TWO_STREAMS: Scenario = Scenario {
+    streams: [(2, 1), (1, 1)],
+    workers: &[(0, &[0x1111, 0x1110]), (0, &[0x1100, 0x0011])],
+};
+
+/// A window of one element: every unit that emits has it to itself.
+const WINDOW_OF_ONE: Scenario = Scenario {
+    streams: [(1, 1), (1, 1)],
+    workers: &[(0, &[0x1100]), (0, &[0x1000, 0x1100, 0x1100])],
+};
+
+// ---------------------------------------------------------------------------------------------
+// The protocol as generated
+
+#[test]
+fn one_window_exactly_once() {
+    use Path::*;
+    let reached = [
+        OvershootUndone,
+        OvershootWithRoom,
+        Deferred,
+        ReleasedUnused,
+        FullWithRoom,
+    ];
+    let cov = explore("one_window_exactly_once", &ONE_WINDOW, &reached);
+    // More than S * (m - 1) = 1: the whole window (unit 1 gives back its room after units 0 and
+    // 2 found it taken).
+    assert_eq!(cov.most_unused.load(std::sync::atomic::Ordering::Relaxed), 2);
+}
+
+#[test]
+fn sub_windows_exactly_once() {
+    use Path::*;
+    explore(
+        "sub_windows_exactly_once",
+        &SUB_WINDOWS,
+        &[MovedOn, OvershootUndone, Deferred],
+    );
+}
+
+#[test]
+fn two_streams_exactly_once() {
+    use Path::*;
+    explore(
+        "two_streams_exactly_once",
+        &TWO_STREAMS,
+        &[ReleasedAll, MovedOn, Deferred],
+    );
+}
+
+#[test]
+fn window_of_one_completes() {
+    explore(
+        "window_of_one_completes",
+        &WINDOW_OF_ONE,
+        &[Path::Deferred, Path::Drains],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broken variants
+
+/// Each broken variant, in a scenario that reaches its step, makes loom fail, and with the
+/// check it breaks (the panic's message).
+#[test]
+fn broken_variants_are_caught() {
+    let cases: [(Variant, &'static Scenario, &str); 7] = [
+        (Variant::NoUndo, &ONE_WINDOW, "reserved != written"),
+        (Variant::NoOvershootCheck, &ONE_WINDOW, "reserved of 2"),
+        (Variant::ReleaseWhole, &ONE_WINDOW, "past its"),
+        (Variant::NoReleaseAll, &TWO_STREAMS, "reserved != written"),
+        (Variant::LoseUnfit, &ONE_WINDOW, "lost"),
+        (Variant::NoFullFlag, &WINDOW_OF_ONE, "never completes"),
+        (Variant::DrainKeepsCounts, &ONE_WINDOW, "ran no unit"),
+    ];
+    let cov = Coverage::leak();
+    for (variant, scenario, expected) in cases {
+        let failure = std::panic::catch_unwind(|| stream_model(variant, scenario, cov))
+            .expect_err(&format!("{variant:?}: loom found no failing execution"));
+        let message = failure
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| failure.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        assert!(
+            message.contains(expected),
+            "{variant:?}: failed with {message:?}, not {expected:?}"
+        );
+    }
+}
