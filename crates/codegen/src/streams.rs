@@ -5,8 +5,10 @@
 //! split into `S` equal sub-windows (the init launch picks `S`), each with two control words:
 //! `reserved`, the room promised to units that started, and `written`, the elements appended. A
 //! unit starts only after reserving its stage's maximum in one sub-window of every stream it
-//! emits into, so `written <= reserved <= capacity / S` always holds there and an emit never
-//! fails for want of room; at the unit's end the unused part of its reservation is given back. A unit
+//! emits into, so `written <=` the room taken `<= capacity / S` always holds there (the word
+//! itself may pass the capacity for a moment, between an overshooting add and its undo) and an
+//! emit never fails for want of room; at the unit's end the unused part of its reservation is
+//! given back (tests/stream_model.rs checks this protocol under loom). A unit
 //! that cannot reserve is staged again as a frame of its own (`dyn_defer`) and raises the full
 //! flag: workers leave the launch, and the host drains the windows and launches again.
 
