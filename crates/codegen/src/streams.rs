@@ -1,4 +1,5 @@
-//! Stream outputs (docs/executor.md, "Streams"): the `emit` functions bodies call, and the
+//! Stream outputs (docs/executor.md, "Streams"): the `emit` functions bodies call (buffered in
+//! the lane when the stream's maximum is small, see [`EMIT_BUFFER_WORDS`]), and the
 //! reservation around each unit of an emitting stage.
 //!
 //! Stream `j` (the `j`-th stream resource) has a window of `dyn_params.dyn_cap_NAME` elements,
@@ -25,28 +26,46 @@ fn stream_index(program: &Program, r: usize) -> u32 {
         .expect("a stream resource") as u32
 }
 
-/// `fn dyn_emit_R(v: T)`: appends `v` to the unit's sub-window of stream `r`, within its
-/// reservation.
+/// Words of one stream's elements a lane may hold for the unit it runs: a stream whose
+/// largest maximum fits is buffered, and a unit takes the positions of all its elements with
+/// one `atomicAdd` when it ends; any other takes one per element as it emits.
+pub const EMIT_BUFFER_WORDS: u32 = 512;
+
+/// The buffer's length in elements if stream `r` is buffered.
+fn buffered(program: &Program, r: usize) -> Option<u32> {
+    let most = min_capacity(program, r);
+    let words = program.resources[r].elem.words(&program.structs);
+    (most.saturating_mul(words) <= EMIT_BUFFER_WORDS).then_some(most)
+}
+
+/// `fn dyn_emit_R(v: T)`: appends `v` to the unit's elements of stream `r`, within its
+/// reservation: into the lane's buffer, or straight into its sub-window.
 pub fn emit_fn(program: &Program, r: usize) -> String {
     let j = stream_index(program, r);
     let res = &program.resources[r];
+    let append = match buffered(program, r) {
+        Some(_) => format!("dyn_emit_buf_{j}[dyn_emitted_{j}] = v;\n    dyn_emitted_{j} += 1u;"),
+        None => format!(
+            "dyn_emitted_{j} += 1u;
+    let i = atomicAdd(&dyn_control[dyn_emit_at_{j} + 1u], 1u);
+    if (i >= dyn_sub_cap_{j}) {{
+        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, i, dyn_sub_cap_{j});
+        return;
+    }}
+    {}[dyn_emit_base_{j} + i] = v;",
+            dyngc_ir::wgsl::binding_var(res)
+        ),
+    };
     format!(
         "{sig} {{
     if (dyn_emitted_{j} >= dyn_emit_room_{j}) {{
         dyn_fail(DYN_ERR_EMIT_BOUND, dyn_cur_stage, dyn_emitted_{j} + 1u, dyn_emit_room_{j});
         return;
     }}
-    dyn_emitted_{j} += 1u;
-    let i = atomicAdd(&dyn_control[dyn_emit_at_{j} + 1u], 1u);
-    if (i >= dyn_sub_cap_{j}) {{
-        dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, i, dyn_sub_cap_{j});
-        return;
-    }}
-    {var}[dyn_emit_base_{j} + i] = v;
+    {append}
 }}
 ",
         sig = dyngc_ir::wgsl::emit_signature(program, r),
-        var = dyngc_ir::wgsl::binding_var(res),
     )
 }
 
@@ -89,9 +108,34 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
         // full raises the flag. `dyn_sub_cap >= m` (the init launch keeps every sub-window at
         // least the largest maximum), and at most one reservation per lane is in flight, each
         // at most MAX_EMIT_PER_UNIT, so a count cannot wrap.
+        // A buffered stream's elements go out when the unit ends, at positions taken at once.
+        let (buffer, write_out) = match buffered(program, r) {
+            Some(len) => (
+                format!(
+                    "var<private> dyn_emit_buf_{j}: array<{}, {len}>;\n",
+                    program.resources[r].elem.wgsl(&program.structs)
+                ),
+                format!(
+                    "
+    let n = dyn_emitted_{j};
+    if (n != 0u) {{
+        let i = atomicAdd(&dyn_control[dyn_emit_at_{j} + 1u], n);
+        if (i + n > dyn_sub_cap_{j}) {{
+            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, i + n, dyn_sub_cap_{j});
+            return;
+        }}
+        for (var k = 0u; k < n; k++) {{
+            {}[dyn_emit_base_{j} + i + k] = dyn_emit_buf_{j}[k];
+        }}
+    }}",
+                    dyngc_ir::wgsl::binding_var(&program.resources[r])
+                ),
+            ),
+            None => (String::new(), String::new()),
+        };
         let _ = write!(
             out,
-            "var<private> dyn_subs_{j}: u32;
+            "{buffer}var<private> dyn_subs_{j}: u32;
 var<private> dyn_sub_cap_{j}: u32;
 var<private> dyn_emit_at_{j}: u32;
 var<private> dyn_emit_base_{j}: u32;
@@ -119,7 +163,7 @@ fn dyn_reserve_{j}(m: u32) -> bool {{
     return false;
 }}
 
-fn dyn_release_{j}() {{
+fn dyn_release_{j}() {{{write_out}
     let unused = dyn_emit_room_{j} - dyn_emitted_{j};
     if (unused != 0u) {{
         atomicSub(&dyn_control[dyn_emit_at_{j}], unused);

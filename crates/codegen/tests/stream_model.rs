@@ -7,8 +7,8 @@
 //! | here                  | generated WGSL / host                                          |
 //! |-----------------------|----------------------------------------------------------------|
 //! | [`Sys::reserve`]      | `dyn_reserve_J`                                                |
-//! | [`Sys::emit`]         | `dyn_emit_R`                                                   |
-//! | [`Sys::release`]      | `dyn_release_J`                                                |
+//! | [`Sys::emit`]         | `dyn_emit_R` (buffered in the lane, or a position per element) |
+//! | [`Sys::release`]      | `dyn_release_J` (a buffered unit's positions, in one add)      |
 //! | [`Sys::release_all`]  | `dyn_release_all_J`                                            |
 //! | [`Sys::execute`]      | `execute_case`'s code in `dyn_execute` (and `dyn_defer`)       |
 //! | [`Sys::launch`]       | `dyn_main`'s loop: `dyn_plan`'s `stream_full` check, one unit per step |
@@ -141,6 +141,8 @@ struct Lane {
     at: [usize; STREAMS],
     emitted: [u32; STREAMS],
     room: [u32; STREAMS],
+    /// `dyn_emit_buf_J`: a buffered stream's elements of the running unit.
+    buffer: [Vec<u32>; STREAMS],
 }
 
 /// The paths a scenario should reach, counted outside the model over all explored executions.
@@ -235,6 +237,8 @@ impl Scenario {
 
 struct Sys {
     variant: Variant,
+    /// Streams buffered in the lane (`EMIT_BUFFER_WORDS`): positions taken when the unit ends.
+    buffered: bool,
     cov: &'static Coverage,
     streams: Vec<Stream>,
     stream_full: AtomicU32,
@@ -242,7 +246,7 @@ struct Sys {
 }
 
 impl Sys {
-    fn new(variant: Variant, cov: &'static Coverage, scenario: &Scenario, units: &[Unit]) -> Sys {
+    fn new(variant: Variant, buffered: bool, cov: &'static Coverage, scenario: &Scenario, units: &[Unit]) -> Sys {
         let streams: Vec<Stream> = scenario
             .streams
             .iter()
@@ -276,6 +280,7 @@ impl Sys {
         };
         Sys {
             variant,
+            buffered,
             cov,
             streams,
             stream_full: AtomicU32::new(0),
@@ -339,16 +344,27 @@ impl Sys {
         false
     }
 
-    /// `dyn_emit_R(v)`: a slot from the sub-window's `written`, within the unit's room.
+    /// `dyn_emit_R(v)`: within the unit's room, into the lane's buffer, or at a slot from the
+    /// sub-window's `written`.
     fn emit(&self, j: usize, v: u32, lane: &mut Lane) {
         assert!(
             lane.emitted[j] < lane.room[j],
             "EMIT_BOUND: the scenario emits past a maximum"
         );
         lane.emitted[j] += 1;
-        let st = &self.streams[j];
+        if self.buffered {
+            lane.buffer[j].push(v);
+            return;
+        }
         let s = lane.at[j];
-        let i = st.subs[s].written.fetch_add(1, R);
+        let i = self.streams[j].subs[s].written.fetch_add(1, R);
+        self.store(j, s, i, v);
+    }
+
+    /// The element store at slot `i` of sub-window `s`, which an `atomicAdd` on `written`
+    /// handed out.
+    fn store(&self, j: usize, s: usize, i: u32, v: u32) {
+        let st = &self.streams[j];
         // The WGSL's INTERNAL check: every slot taken was reserved, so it is in the sub-window.
         assert!(
             i < st.sub_cap,
@@ -375,8 +391,17 @@ impl Sys {
             .unwrap_or_else(|| panic!("stream {j} sub-window {s}: more given back than reserved"));
     }
 
-    /// `dyn_release_J`: the unit ended; its unused room goes back.
+    /// `dyn_release_J`: the unit ended; a buffered stream's elements go out at positions taken
+    /// with one add, then its unused room goes back.
     fn release(&self, j: usize, lane: &mut Lane) {
+        let held = std::mem::take(&mut lane.buffer[j]);
+        if !held.is_empty() {
+            let s = lane.at[j];
+            let i = self.streams[j].subs[s].written.fetch_add(held.len() as u32, R);
+            for (k, v) in held.into_iter().enumerate() {
+                self.store(j, s, i + k as u32, v);
+            }
+        }
         let unused = lane.room[j] - lane.emitted[j];
         let back = if self.variant == Variant::ReleaseWhole {
             lane.room[j]
@@ -507,7 +532,7 @@ impl Sys {
 
 /// The model: the scenario's first launches with one thread per worker, then launches run by
 /// the main thread, each followed by the host's step, until every stack is empty.
-fn stream_model(variant: Variant, scenario: &'static Scenario, cov: &'static Coverage) {
+fn stream_model(variant: Variant, buffered: bool, scenario: &'static Scenario, cov: &'static Coverage) {
     let mut b = loom::model::Builder::new();
     if b.preemption_bound.is_none() {
         b.preemption_bound = Some(PREEMPTIONS);
@@ -517,7 +542,7 @@ fn stream_model(variant: Variant, scenario: &'static Scenario, cov: &'static Cov
         let mut stacks = scenario.stacks();
         let all: Vec<Unit> = stacks.concat();
         let homes: Vec<usize> = scenario.workers.iter().map(|&(h, _)| h).collect();
-        let sys = Arc::new(Sys::new(variant, cov, scenario, &all));
+        let sys = Arc::new(Sys::new(variant, buffered, cov, scenario, &all));
         let mut launches = 0;
         let mut drained = true;
         while stacks.iter().any(|s| !s.is_empty()) {
@@ -564,11 +589,14 @@ fn stream_model(variant: Variant, scenario: &'static Scenario, cov: &'static Cov
     });
 }
 
-/// Explores `scenario` under the protocol as generated, prints the paths it reached and checks
-/// that it reached `reached`; returns the counts.
+/// Explores `scenario` under the protocol as generated, with emits taking their positions one
+/// by one and buffered, prints the paths it reached and checks that it reached `reached`;
+/// returns the counts.
 fn explore(name: &str, scenario: &'static Scenario, reached: &[Path]) -> &'static Coverage {
     let cov = Coverage::leak();
-    stream_model(Variant::Correct, scenario, cov);
+    for buffered in [false, true] {
+        stream_model(Variant::Correct, buffered, scenario, cov);
+    }
     let counts: Vec<String> = PATHS.iter().map(|&p| format!("{p:?} {}", cov.get(p))).collect();
     println!(
         "{name}: {}; most room unused at the drain of a full window {}",
@@ -677,9 +705,10 @@ fn broken_variants_are_caught() {
         (Variant::DrainKeepsCounts, &ONE_WINDOW, "ran no unit"),
     ];
     let cov = Coverage::leak();
-    for (variant, scenario, expected) in cases {
-        let failure = std::panic::catch_unwind(|| stream_model(variant, scenario, cov))
-            .expect_err(&format!("{variant:?}: loom found no failing execution"));
+    for ((variant, scenario, expected), buffered) in cases.into_iter().flat_map(|c| [(c, false), (c, true)]) {
+        let failure = std::panic::catch_unwind(|| stream_model(variant, buffered, scenario, cov)).expect_err(&format!(
+            "{variant:?} (buffered: {buffered}): loom found no failing execution"
+        ));
         let message = failure
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -687,7 +716,7 @@ fn broken_variants_are_caught() {
             .unwrap_or("");
         assert!(
             message.contains(expected),
-            "{variant:?}: failed with {message:?}, not {expected:?}"
+            "{variant:?} (buffered: {buffered}): failed with {message:?}, not {expected:?}"
         );
     }
 }

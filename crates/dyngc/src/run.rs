@@ -124,8 +124,9 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         .and_then(|t| Duration::try_from_secs_f64(t).ok())
         .ok_or_else(|| {
             Failure::usage(format!(
-                "invalid --timeout `{}`: expected a positive number of seconds",
-                args.timeout
+                "invalid --timeout `{}`: expected a positive number of seconds, at most {}",
+                args.timeout,
+                Duration::MAX.as_secs()
             ))
         })?;
     // The limit covers everything from here to the outputs read back, compilation included.

@@ -216,6 +216,13 @@ fn quadtree_leaves_at_every_depth() {
     check_stream(&case);
 }
 
+/// A maximum too large for the lane's buffer: every emit takes its own position.
+#[test]
+fn long_emits_unbuffered() {
+    let n: Vec<u32> = (0..12u32).map(|i| dyngc_reference::pcg(i) % 900).collect();
+    check_stream(&support::long_emits_stream_case(&n));
+}
+
 /// A unit that emits more than its declared `@max_emit` stops the run with EMIT_BOUND.
 #[test]
 fn emitting_past_the_declared_maximum_is_a_kernel_error() {

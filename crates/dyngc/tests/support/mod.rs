@@ -81,7 +81,7 @@ pub const EXAMPLES: [&str; 7] = [
 ];
 
 /// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
-pub const TEST_PROGRAMS: [&str; 1] = ["self_loops"];
+pub const TEST_PROGRAMS: [&str; 2] = ["self_loops", "long_emits"];
 
 /// `examples/<name>.dyn`, or `tests/programs/<name>.dyn` for a [`TEST_PROGRAMS`] name.
 pub fn example_path(name: &str) -> PathBuf {
@@ -600,6 +600,26 @@ pub fn tessellate_stream_case(curves: u32, segments_per_unit: f32) -> StreamCase
         expected,
         units: vec![("curve".into(), curves as u64)],
         float_tail: true,
+    }
+}
+
+/// `tests/programs/long_emits.dyn`: unit `i` emits `i * 1000 + k` for `k < n[i] % 601`.
+pub fn long_emits_stream_case(n: &[u32]) -> StreamCase {
+    let mut expected: Vec<Vec<u32>> = n
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &v)| (0..v % 601).map(move |k| vec![i as u32 * 1000 + k]))
+        .collect();
+    expected.sort();
+    StreamCase {
+        example: "long_emits",
+        label: format!("{} units", n.len()),
+        inputs: vec![("n".into(), words(n))],
+        params: Vec::new(),
+        stream: "out",
+        expected,
+        units: vec![("spill".into(), n.len() as u64)],
+        float_tail: false,
     }
 }
 
