@@ -2,10 +2,8 @@
 //! to its bindings and parameters by typed names instead of strings.
 //!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     dyngc_build::compile("graphs/tree.dyn");
-//! }
+//! // in build.rs's `main`
+//! dyngc_build::compile("graphs/tree.dyn");
 //! ```
 //!
 //! writes `tree.wgsl`, `tree.manifest.json` and `tree.rs` into `OUT_DIR`, and tells cargo to

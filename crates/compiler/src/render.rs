@@ -102,19 +102,21 @@ mod tests {
 
     #[test]
     fn renders_location_code_and_hint() {
-        let src = "input x: array<u32>;\nstage é(y) { spawn nope(1); }\n";
-        let start = src.find("nope").unwrap();
-        let d = Diagnostic::error("DYN0100", "unknown stage `nope`", start..start + 4, "not a stage")
-            .with_hint("did you mean `node`?");
-        assert_eq!(line_column(src, start), (2, 20));
+        // Columns count characters: `ü` is two bytes, one column.
+        let src = "// ü\nstage s(@index i: u32) { spawn chlid(i); }\n";
+        let start = src.find("chlid").unwrap();
+        let d = Diagnostic::error("DYN0100", "unknown stage `chlid`", start..start + 5, "not a stage")
+            .with_hint("did you mean `child`?");
+        assert_eq!(line_column(src, start), (2, 32));
+        assert_eq!(line_column(src, 4), (1, 4));
         assert_eq!(
-            headline(&d, "x.dyn", src),
-            "x.dyn:2:20: error[DYN0100]: unknown stage `nope`"
+            headline(&d, "g/t.dyn", src),
+            "g/t.dyn:2:32: error[DYN0100]: unknown stage `chlid`"
         );
-        let text = render("x.dyn", src, std::slice::from_ref(&d));
-        assert!(text.starts_with("error[DYN0100]: unknown stage `nope`\n"), "{text}");
-        assert!(text.contains("x.dyn:2:20"), "{text}");
-        assert!(text.contains("help: did you mean `node`?"), "{text}");
+        let text = render("g/t.dyn", src, std::slice::from_ref(&d));
+        assert!(text.starts_with("error[DYN0100]: unknown stage `chlid`\n"), "{text}");
+        assert!(text.contains("g/t.dyn:2:32"), "{text}");
+        assert!(text.contains("help: did you mean `child`?"), "{text}");
     }
 
     #[test]
