@@ -22,13 +22,13 @@ pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
         "tessellate" => include_str!("../../../examples/tessellate.dyn"),
         other => panic!("no example `{other}`"),
     };
-    let parsed = dyngc_syntax::parse(source);
-    assert!(parsed.diagnostics.is_empty(), "{name}: {:#?}", parsed.diagnostics);
-    let checked = dyngc_ir::check(&parsed.file, source, name);
-    let program = checked
-        .program
-        .unwrap_or_else(|| panic!("{name}: {:#?}", checked.diagnostics));
-    let a = dyngc_codegen::generate(&program, schedule).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
+    let compiled = dyngc_compiler::compile(source, name, schedule.into());
+    let a = compiled.artifact.unwrap_or_else(|| {
+        panic!(
+            "{}",
+            dyngc_compiler::render::render(name, source, &compiled.diagnostics)
+        )
+    });
     Compiled {
         manifest: a.manifest,
         wgsl: a.wgsl,

@@ -22,8 +22,10 @@ use dyngc_syntax::ast::{BinOp, ResourceKind};
 use dyngc_syntax::{codes, Diagnostic};
 use layout::Layout;
 
-const EXECUTOR_WGSL: &str = include_str!("../../../stdlib/executor.wgsl");
-const QUEUES_WGSL: &str = include_str!("../../../stdlib/queues.wgsl");
+// `crates/codegen/stdlib` links to the repository's `stdlib/` (one copy); `cargo package` copies
+// the files through the link, so the package builds on its own.
+const EXECUTOR_WGSL: &str = include_str!("../stdlib/executor.wgsl");
+const QUEUES_WGSL: &str = include_str!("../stdlib/queues.wgsl");
 
 /// What `dyngc build` writes: `NAME.wgsl` and `NAME.manifest.json`.
 #[derive(Clone, Debug)]

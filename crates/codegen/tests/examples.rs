@@ -5,10 +5,8 @@ use std::path::Path;
 
 fn check(path: &Path) -> dyngc_ir::Program {
     let source = std::fs::read_to_string(path).unwrap();
-    let parsed = dyngc_syntax::parse(&source);
-    assert!(parsed.diagnostics.is_empty(), "{path:?}: {:#?}", parsed.diagnostics);
     let name = path.file_stem().unwrap().to_str().unwrap();
-    let checked = dyngc_ir::check(&parsed.file, &source, name);
+    let checked = dyngc_compiler::check(&source, name);
     checked
         .program
         .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics))

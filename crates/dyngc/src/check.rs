@@ -10,7 +10,7 @@ pub fn run(ctx: &Ctx, args: CheckArgs) -> CmdResult {
     for path in &args.files {
         match Source::read(path) {
             Ok(src) => {
-                let (_, diagnostics) = src.check();
+                let diagnostics = src.check().diagnostics;
                 if ctx.report(&src.display, &src.text, &diagnostics, "check") > 0 {
                     status = status.max(1);
                 }

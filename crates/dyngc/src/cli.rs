@@ -1,6 +1,7 @@
 //! Command-line syntax (clap derive).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use dyngc_compiler::ScheduleChoice;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -129,27 +130,6 @@ pub enum EmitTarget {
     Hlsl,
     /// GLSL compute shaders, one per entry point (NAME.ENTRY.comp.glsl).
     Glsl,
-}
-
-/// How stages map to kernels (docs/executor.md, "Partitioned schedule").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ScheduleChoice {
-    /// Partitioned when some stage can be dispatched, else megakernel (the same kernels then).
-    Auto,
-    /// One persistent kernel runs every stage.
-    Megakernel,
-    /// Stages on no cycle and upstream of none become dispatches with their own workgroup size.
-    Partitioned,
-}
-
-impl ScheduleChoice {
-    pub fn resolve(self, program: &dyngc_ir::Program) -> dyngc_codegen::Schedule {
-        match self {
-            ScheduleChoice::Auto => dyngc_codegen::auto_schedule(program),
-            ScheduleChoice::Megakernel => dyngc_codegen::Schedule::Megakernel,
-            ScheduleChoice::Partitioned => dyngc_codegen::Schedule::Partitioned,
-        }
-    }
 }
 
 #[derive(Debug, Args)]

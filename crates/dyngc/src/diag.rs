@@ -2,13 +2,11 @@
 
 use crate::cli::{ColorMode, MessageFormat};
 use crate::excerpt::{Excerpt, LineIndex};
-use codespan_reporting::diagnostic as cs;
-use codespan_reporting::files::{Files, SimpleFile};
 use codespan_reporting::term::{self, termcolor};
-use dyngc_syntax::{Diagnostic, Severity};
+use dyngc_compiler::render::{clamp, line_column, severity_word, spans, to_codespan};
+use dyngc_syntax::Diagnostic;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
-use std::ops::Range;
 use termcolor::{Color, ColorChoice, ColorSpec, StandardStream, WriteColor};
 
 /// Most diagnostics of one file rendered for people; the rest are counted.
@@ -75,11 +73,7 @@ impl Ctx {
                 let out = self.stderr();
                 let mut lock = out.lock();
                 for d in diagnostics.iter().take(MAX_RENDERED) {
-                    let spans: Vec<_> = std::iter::once(&d.primary)
-                        .chain(&d.secondary)
-                        .map(|l| clamp(&l.span, source))
-                        .collect();
-                    let (excerpt, mapped) = Excerpt::new(display, source, &index, &spans);
+                    let (excerpt, mapped) = Excerpt::new(display, source, &index, &spans(d, source));
                     let cd = to_codespan(d, &mapped);
                     if term::emit_to_write_style(&mut lock, &config, &excerpt, &cd).is_err() {
                         let _ = writeln!(
@@ -100,11 +94,10 @@ impl Ctx {
                 }
             }
             MessageFormat::Json => {
-                let file = SimpleFile::new(display, source);
                 let stdout = std::io::stdout();
                 let mut lock = stdout.lock();
                 for d in diagnostics {
-                    let _ = writeln!(lock, "{}", to_json(d, display, &file));
+                    let _ = writeln!(lock, "{}", to_json(d, display, source));
                 }
             }
         }
@@ -119,65 +112,12 @@ impl Ctx {
     }
 }
 
-fn severity_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
-}
-
 fn counts(errors: usize, warnings: usize) -> String {
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     match (errors, warnings) {
         (e, 0) => plural(e, "error"),
         (0, w) => plural(w, "warning"),
         (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
-    }
-}
-
-/// A span clamped into the source and onto character boundaries, so rendering never fails.
-fn clamp(span: &Range<usize>, source: &str) -> Range<usize> {
-    let fix = |mut i: usize| {
-        i = i.min(source.len());
-        while !source.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    };
-    let start = fix(span.start);
-    start..fix(span.end.max(span.start)).max(start)
-}
-
-/// The codespan diagnostic, with label spans already translated (`spans[0]` is the primary's).
-fn to_codespan(d: &Diagnostic, spans: &[Range<usize>]) -> cs::Diagnostic<()> {
-    let severity = match d.severity {
-        Severity::Error => cs::Severity::Error,
-        Severity::Warning => cs::Severity::Warning,
-    };
-    let mut labels = vec![cs::Label::primary((), spans[0].clone()).with_message(&d.primary.message)];
-    labels.extend(
-        d.secondary
-            .iter()
-            .zip(&spans[1..])
-            .map(|(l, s)| cs::Label::secondary((), s.clone()).with_message(&l.message)),
-    );
-    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
-    if let Some(h) = &d.hint {
-        notes.push(format!("help: {h}"));
-    }
-    cs::Diagnostic::new(severity)
-        .with_code(d.code)
-        .with_message(&d.message)
-        .with_labels(labels)
-        .with_notes(notes)
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(file: &SimpleFile<&str, &str>, offset: usize) -> (usize, usize) {
-    let offset = clamp(&(offset..offset), file.source()).start;
-    match file.location((), offset) {
-        Ok(l) => (l.line_number, l.column_number),
-        Err(_) => (1, 1),
     }
 }
 
@@ -205,9 +145,9 @@ struct JsonDiagnostic<'a> {
     hint: Option<&'a str>,
 }
 
-fn json_label<'a>(l: &'a dyngc_syntax::Label, primary: bool, file: &SimpleFile<&str, &str>) -> JsonLabel<'a> {
-    let span = clamp(&l.span, file.source());
-    let (line, column) = line_column(file, span.start);
+fn json_label<'a>(l: &'a dyngc_syntax::Label, primary: bool, source: &str) -> JsonLabel<'a> {
+    let span = clamp(&l.span, source);
+    let (line, column) = line_column(source, span.start);
     JsonLabel {
         start: span.start,
         end: span.end,
@@ -218,11 +158,11 @@ fn json_label<'a>(l: &'a dyngc_syntax::Label, primary: bool, file: &SimpleFile<&
     }
 }
 
-fn to_json(d: &Diagnostic, display: &str, file: &SimpleFile<&str, &str>) -> String {
-    let label = |l, primary| json_label(l, primary, file);
+fn to_json(d: &Diagnostic, display: &str, source: &str) -> String {
+    let label = |l, primary| json_label(l, primary, source);
     let mut labels = vec![label(&d.primary, true)];
     labels.extend(d.secondary.iter().map(|l| label(l, false)));
-    let (line, column) = line_column(file, d.primary.span.start);
+    let (line, column) = line_column(source, d.primary.span.start);
     let json = JsonDiagnostic {
         file: display,
         code: d.code,
@@ -249,8 +189,7 @@ mod tests {
             .with_label(0..5, "inputs are declared here")
             .with_note("stages are declared with `stage`")
             .with_hint("did you mean `node`?");
-        let file = SimpleFile::new("x.dyn", src);
-        let text = to_json(&d, "x.dyn", &file);
+        let text = to_json(&d, "x.dyn", src);
         assert!(
             text.starts_with(r#"{"file":"x.dyn","code":"DYN0100","severity":"error","message":"#),
             "{text}"
@@ -268,15 +207,11 @@ mod tests {
     }
 
     #[test]
-    fn spans_outside_the_source_do_not_fail() {
+    fn spans_outside_the_source_do_not_fail_in_excerpts() {
         let src = "héllo";
-        assert_eq!(clamp(&(2..100), src), 1..6);
-        let (start, end) = (9, 3);
-        assert_eq!(clamp(&(start..end), src), 6..6);
         let d = Diagnostic::warning("DYN0302", "w", 50..60, "here");
         let mut out = termcolor::NoColor::new(Vec::new());
-        let spans = [clamp(&d.primary.span, src)];
-        let (excerpt, mapped) = Excerpt::new("x.dyn", src, &LineIndex::new(src), &spans);
+        let (excerpt, mapped) = Excerpt::new("x.dyn", src, &LineIndex::new(src), &spans(&d, src));
         term::emit_to_write_style(&mut out, &term::Config::default(), &excerpt, &to_codespan(&d, &mapped)).unwrap();
         let text = String::from_utf8(out.into_inner()).unwrap();
         assert!(text.contains("warning[DYN0302]: w"), "{text}");
@@ -303,24 +238,15 @@ mod tests {
         let mut compared = 0;
         for path in files {
             let src = crate::frontend::Source::read(&path).unwrap_or_else(|_| panic!("{}", path.display()));
-            let (_, diagnostics) = src.check();
+            let diagnostics = src.check().diagnostics;
             let index = LineIndex::new(&src.text);
             for d in &diagnostics {
-                let spans: Vec<_> = std::iter::once(&d.primary)
-                    .chain(&d.secondary)
-                    .map(|l| clamp(&l.span, &src.text))
-                    .collect();
-                let whole = SimpleFile::new(src.display.as_str(), src.text.as_str());
-                let mut a = termcolor::NoColor::new(Vec::new());
-                term::emit_to_write_style(&mut a, &term::Config::default(), &whole, &to_codespan(d, &spans)).unwrap();
-                let (excerpt, mapped) = Excerpt::new(&src.display, &src.text, &index, &spans);
+                let whole = dyngc_compiler::render::render(&src.display, &src.text, std::slice::from_ref(d));
+                let (excerpt, mapped) = Excerpt::new(&src.display, &src.text, &index, &spans(d, &src.text));
                 let mut b = termcolor::NoColor::new(Vec::new());
                 term::emit_to_write_style(&mut b, &term::Config::default(), &excerpt, &to_codespan(d, &mapped))
                     .unwrap();
-                assert_eq!(
-                    String::from_utf8_lossy(&b.into_inner()),
-                    String::from_utf8_lossy(&a.into_inner())
-                );
+                assert_eq!(String::from_utf8_lossy(&b.into_inner()), whole);
                 compared += 1;
             }
         }

@@ -1,11 +1,8 @@
 //! From a path to a checked program and a generated artifact, reporting diagnostics on the way.
 
-use crate::cli::ScheduleChoice;
 use crate::diag::Ctx;
 use crate::Failure;
-use dyngc_codegen::Artifact;
-use dyngc_ir::Program;
-use dyngc_syntax::Diagnostic;
+use dyngc_compiler::{Artifact, Checked, Program, ScheduleChoice};
 use std::path::Path;
 
 /// A `.dyn` file read into memory.
@@ -45,52 +42,25 @@ impl Source {
         Ok(Source { display, name, text })
     }
 
-    /// Parses and checks: the program (when there is no error) and every diagnostic. The checker
-    /// runs only on a file that parsed without errors.
-    pub fn check(&self) -> (Option<Program>, Vec<Diagnostic>) {
-        let parsed = dyngc_syntax::parse(&self.text);
-        let mut diagnostics = parsed.diagnostics;
-        if diagnostics.iter().any(Diagnostic::is_error) {
-            return (None, diagnostics);
-        }
-        let checked = dyngc_ir::check(&parsed.file, &self.text, &self.name);
-        diagnostics.extend(checked.diagnostics);
-        let program = if diagnostics.iter().any(Diagnostic::is_error) {
-            None
-        } else {
-            checked.program
-        };
-        (program, diagnostics)
+    /// Parses and checks (`dyngc_compiler::check`): the program, when there is no error, and
+    /// every diagnostic.
+    pub fn check(&self) -> Checked {
+        dyngc_compiler::check(&self.text, &self.name)
     }
 
     /// Checks and reports; the program, or a failure after the diagnostics were printed.
     pub fn compile(&self, ctx: &Ctx, verb: &str) -> Result<Program, Failure> {
-        let (program, diagnostics) = self.check();
-        ctx.report(&self.display, &self.text, &diagnostics, verb);
-        program.ok_or_else(Failure::reported)
+        let checked = self.check();
+        ctx.report(&self.display, &self.text, &checked.diagnostics, verb);
+        checked.program.ok_or_else(Failure::reported)
     }
 
-    /// Checks, generates and reports.
-    pub fn build(&self, ctx: &Ctx, verb: &str, schedule: ScheduleChoice) -> Result<(Program, Artifact), Failure> {
-        let (program, mut diagnostics) = self.check();
-        let artifact = match &program {
-            Some(p) => match dyngc_codegen::generate(p, schedule.resolve(p)) {
-                Ok(a) => {
-                    diagnostics.extend(a.warnings.iter().cloned());
-                    Some(a)
-                }
-                Err(ds) => {
-                    diagnostics.extend(ds);
-                    None
-                }
-            },
-            None => None,
-        };
-        ctx.report(&self.display, &self.text, &diagnostics, verb);
-        match (program, artifact) {
-            (Some(p), Some(a)) => Ok((p, a)),
-            _ => Err(Failure::reported()),
-        }
+    /// Compiles (`dyngc_compiler::compile`) and reports; the artifact, or a failure after the
+    /// diagnostics were printed.
+    pub fn build(&self, ctx: &Ctx, verb: &str, schedule: ScheduleChoice) -> Result<Artifact, Failure> {
+        let compiled = dyngc_compiler::compile(&self.text, &self.name, schedule);
+        ctx.report(&self.display, &self.text, &compiled.diagnostics, verb);
+        compiled.artifact.ok_or_else(Failure::reported)
     }
 }
 

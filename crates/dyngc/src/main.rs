@@ -1,5 +1,6 @@
-//! The dyngc command line: `check`, `explain`, `graph`, `build`, `run`, `adapter`. The only crate that does
-//! file IO. Exit status: 0 success, 1 program errors (diagnostics, failed runs), 2 usage or IO
+//! The dyngc command line: `check`, `explain`, `graph`, `build`, `run`, `adapter`. With
+//! `dyngc-build` (for build scripts), the only crate that does file IO; the pipeline itself is
+//! `dyngc_compiler`'s. Exit status: 0 success, 1 program errors (diagnostics, failed runs), 2 usage or IO
 //! errors.
 
 /// `println!` that ignores a closed stdout (`dyngc explain --list | head -1`) instead of panicking.

@@ -227,11 +227,9 @@ fn long_emits_unbuffered() {
 #[test]
 fn emitting_past_the_declared_maximum_is_a_kernel_error() {
     let source = "output out: stream<u32>;\n\n@max_emit(out, 2)\nstage s(@index i: u32) {\n    var k = 0u;\n    while (k < i) {\n        emit out(k);\n        k += 1u;\n    }\n}\n\nentry s(4);\n";
-    let parsed = dyngc_syntax::parse(source);
-    let program = dyngc_ir::check(&parsed.file, source, "over")
-        .program
-        .expect("the program checks: the bound is only known at run time");
-    let artifact = dyngc_codegen::generate(&program, Schedule::Partitioned).expect("it builds");
+    let artifact = dyngc_compiler::compile(source, "over", Schedule::Partitioned.into())
+        .artifact
+        .expect("the program compiles: the bound is only known at run time");
     let exec = executor_for(&artifact);
     let combo = Combo {
         capacity: 64,

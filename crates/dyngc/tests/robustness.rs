@@ -149,19 +149,7 @@ fn assert_clean(what: &str, run: &Run, codes: &[i32]) {
 /// Parse, check when the parse is clean, generate when the check succeeds: what `dyngc build`
 /// does, in-process. Returns whether any stage reported an error.
 fn front_end(src: &str) -> bool {
-    let parsed = dyngc_syntax::parse(src);
-    for d in &parsed.diagnostics {
-        assert!(
-            src.get(d.primary.span.clone()).is_some(),
-            "{}: span {:?} not in the source",
-            d.code,
-            d.primary.span
-        );
-    }
-    if parsed.has_errors() {
-        return true;
-    }
-    let checked = dyngc_ir::check(&parsed.file, src, "robustness");
+    let checked = dyngc_compiler::check(src, "robustness");
     for d in &checked.diagnostics {
         assert!(
             src.get(d.primary.span.clone()).is_some(),
@@ -170,15 +158,13 @@ fn front_end(src: &str) -> bool {
             d.primary.span
         );
     }
-    match &checked.program {
-        Some(p) => [
-            dyngc_codegen::Schedule::Megakernel,
-            dyngc_codegen::Schedule::Partitioned,
+    checked.program.is_none()
+        || [
+            dyngc_compiler::ScheduleChoice::Megakernel,
+            dyngc_compiler::ScheduleChoice::Partitioned,
         ]
         .into_iter()
-        .any(|schedule| dyngc_codegen::generate(p, schedule).is_err()),
-        None => true,
-    }
+        .any(|schedule| dyngc_compiler::generate(&checked, schedule).has_errors())
 }
 
 /// Runs `f` on a thread with a small stack (1 MiB), so that unbounded recursion anywhere

@@ -1,6 +1,7 @@
 //! The registry of diagnostic codes. Each code has a one-line title and a long explanation in
 //! `docs/codes/CODE.md`, printed by `dyngc explain CODE`. Adding a code means adding a line here
-//! and its file there.
+//! and its file there. The files are included as `../codes/CODE.md`: `crates/syntax/codes` links
+//! to `docs/codes` (one copy), and `cargo package` copies them through the link.
 
 pub struct CodeInfo {
     pub code: &'static str,
@@ -55,212 +56,212 @@ pub const ALL: &[CodeInfo] = &[
     CodeInfo {
         code: DYN0001,
         title: "syntax error",
-        explanation: include_str!("../../../docs/codes/DYN0001.md"),
+        explanation: include_str!("../codes/DYN0001.md"),
     },
     CodeInfo {
         code: DYN0002,
         title: "unclosed delimiter or comment",
-        explanation: include_str!("../../../docs/codes/DYN0002.md"),
+        explanation: include_str!("../codes/DYN0002.md"),
     },
     CodeInfo {
         code: DYN0003,
         title: "invalid character",
-        explanation: include_str!("../../../docs/codes/DYN0003.md"),
+        explanation: include_str!("../codes/DYN0003.md"),
     },
     CodeInfo {
         code: DYN0004,
         title: "input exceeds a parser limit",
-        explanation: include_str!("../../../docs/codes/DYN0004.md"),
+        explanation: include_str!("../codes/DYN0004.md"),
     },
     CodeInfo {
         code: DYN0005,
         title: "invalid literal",
-        explanation: include_str!("../../../docs/codes/DYN0005.md"),
+        explanation: include_str!("../codes/DYN0005.md"),
     },
     CodeInfo {
         code: DYN0100,
         title: "unknown name",
-        explanation: include_str!("../../../docs/codes/DYN0100.md"),
+        explanation: include_str!("../codes/DYN0100.md"),
     },
     CodeInfo {
         code: DYN0101,
         title: "duplicate definition",
-        explanation: include_str!("../../../docs/codes/DYN0101.md"),
+        explanation: include_str!("../codes/DYN0101.md"),
     },
     CodeInfo {
         code: DYN0102,
         title: "reserved name",
-        explanation: include_str!("../../../docs/codes/DYN0102.md"),
+        explanation: include_str!("../codes/DYN0102.md"),
     },
     CodeInfo {
         code: DYN0103,
         title: "missing or repeated entry",
-        explanation: include_str!("../../../docs/codes/DYN0103.md"),
+        explanation: include_str!("../codes/DYN0103.md"),
     },
     CodeInfo {
         code: DYN0104,
         title: "unknown or malformed attribute",
-        explanation: include_str!("../../../docs/codes/DYN0104.md"),
+        explanation: include_str!("../codes/DYN0104.md"),
     },
     CodeInfo {
         code: DYN0105,
         title: "unsupported resource type",
-        explanation: include_str!("../../../docs/codes/DYN0105.md"),
+        explanation: include_str!("../codes/DYN0105.md"),
     },
     CodeInfo {
         code: DYN0106,
         title: "bad length rule",
-        explanation: include_str!("../../../docs/codes/DYN0106.md"),
+        explanation: include_str!("../codes/DYN0106.md"),
     },
     CodeInfo {
         code: DYN0107,
         title: "bad parameter",
-        explanation: include_str!("../../../docs/codes/DYN0107.md"),
+        explanation: include_str!("../codes/DYN0107.md"),
     },
     CodeInfo {
         code: DYN0108,
         title: "unsupported payload type",
-        explanation: include_str!("../../../docs/codes/DYN0108.md"),
+        explanation: include_str!("../codes/DYN0108.md"),
     },
     CodeInfo {
         code: DYN0109,
         title: "binding conflict",
-        explanation: include_str!("../../../docs/codes/DYN0109.md"),
+        explanation: include_str!("../codes/DYN0109.md"),
     },
     CodeInfo {
         code: DYN0110,
         title: "bad fill value",
-        explanation: include_str!("../../../docs/codes/DYN0110.md"),
+        explanation: include_str!("../codes/DYN0110.md"),
     },
     CodeInfo {
         code: DYN0111,
         title: "bad stage width",
-        explanation: include_str!("../../../docs/codes/DYN0111.md"),
+        explanation: include_str!("../codes/DYN0111.md"),
     },
     CodeInfo {
         code: DYN0112,
         title: "keyed stage marked @width",
-        explanation: include_str!("../../../docs/codes/DYN0112.md"),
+        explanation: include_str!("../codes/DYN0112.md"),
     },
     CodeInfo {
         code: DYN0113,
         title: "misdeclared stream",
-        explanation: include_str!("../../../docs/codes/DYN0113.md"),
+        explanation: include_str!("../codes/DYN0113.md"),
     },
     CodeInfo {
         code: DYN0200,
         title: "payload mismatch at a spawn site",
-        explanation: include_str!("../../../docs/codes/DYN0200.md"),
+        explanation: include_str!("../codes/DYN0200.md"),
     },
     CodeInfo {
         code: DYN0201,
         title: "fan-out and @index disagree",
-        explanation: include_str!("../../../docs/codes/DYN0201.md"),
+        explanation: include_str!("../codes/DYN0201.md"),
     },
     CodeInfo {
         code: DYN0202,
         title: "bad keyed stage",
-        explanation: include_str!("../../../docs/codes/DYN0202.md"),
+        explanation: include_str!("../codes/DYN0202.md"),
     },
     CodeInfo {
         code: DYN0203,
         title: "spawn in a loop without a constant trip count",
-        explanation: include_str!("../../../docs/codes/DYN0203.md"),
+        explanation: include_str!("../codes/DYN0203.md"),
     },
     CodeInfo {
         code: DYN0204,
         title: "spawn outside a stage body",
-        explanation: include_str!("../../../docs/codes/DYN0204.md"),
+        explanation: include_str!("../codes/DYN0204.md"),
     },
     CodeInfo {
         code: DYN0205,
         title: "bad entry stage",
-        explanation: include_str!("../../../docs/codes/DYN0205.md"),
+        explanation: include_str!("../codes/DYN0205.md"),
     },
     CodeInfo {
         code: DYN0206,
         title: "barrier in a stage body",
-        explanation: include_str!("../../../docs/codes/DYN0206.md"),
+        explanation: include_str!("../codes/DYN0206.md"),
     },
     CodeInfo {
         code: DYN0207,
         title: "too many spawns in one stage",
-        explanation: include_str!("../../../docs/codes/DYN0207.md"),
+        explanation: include_str!("../codes/DYN0207.md"),
     },
     CodeInfo {
         code: DYN0208,
         title: "become in a wide stage",
-        explanation: include_str!("../../../docs/codes/DYN0208.md"),
+        explanation: include_str!("../codes/DYN0208.md"),
     },
     CodeInfo {
         code: DYN0209,
         title: "lane builtin outside a wide stage",
-        explanation: include_str!("../../../docs/codes/DYN0209.md"),
+        explanation: include_str!("../codes/DYN0209.md"),
     },
     CodeInfo {
         code: DYN0210,
         title: "emit into something that is not a stream",
-        explanation: include_str!("../../../docs/codes/DYN0210.md"),
+        explanation: include_str!("../codes/DYN0210.md"),
     },
     CodeInfo {
         code: DYN0211,
         title: "emit count without a bound",
-        explanation: include_str!("../../../docs/codes/DYN0211.md"),
+        explanation: include_str!("../codes/DYN0211.md"),
     },
     CodeInfo {
         code: DYN0300,
         title: "undeclared cycle",
-        explanation: include_str!("../../../docs/codes/DYN0300.md"),
+        explanation: include_str!("../codes/DYN0300.md"),
     },
     CodeInfo {
         code: DYN0301,
         title: "tail loop without an exit condition",
-        explanation: include_str!("../../../docs/codes/DYN0301.md"),
+        explanation: include_str!("../codes/DYN0301.md"),
     },
     CodeInfo {
         code: DYN0302,
         title: "unreachable stage",
-        explanation: include_str!("../../../docs/codes/DYN0302.md"),
+        explanation: include_str!("../codes/DYN0302.md"),
     },
     CodeInfo {
         code: DYN0303,
         title: "declared bound the graph cannot meet",
-        explanation: include_str!("../../../docs/codes/DYN0303.md"),
+        explanation: include_str!("../codes/DYN0303.md"),
     },
     CodeInfo {
         code: DYN0304,
         title: "bad graph-level loop",
-        explanation: include_str!("../../../docs/codes/DYN0304.md"),
+        explanation: include_str!("../codes/DYN0304.md"),
     },
     CodeInfo {
         code: DYN0400,
         title: "WGSL syntax error in a body",
-        explanation: include_str!("../../../docs/codes/DYN0400.md"),
+        explanation: include_str!("../codes/DYN0400.md"),
     },
     CodeInfo {
         code: DYN0401,
         title: "WGSL validation error",
-        explanation: include_str!("../../../docs/codes/DYN0401.md"),
+        explanation: include_str!("../codes/DYN0401.md"),
     },
     CodeInfo {
         code: DYN0500,
         title: "internal error in the code generator",
-        explanation: include_str!("../../../docs/codes/DYN0500.md"),
+        explanation: include_str!("../codes/DYN0500.md"),
     },
     CodeInfo {
         code: DYN0501,
         title: "work item too large",
-        explanation: include_str!("../../../docs/codes/DYN0501.md"),
+        explanation: include_str!("../codes/DYN0501.md"),
     },
     CodeInfo {
         code: DYN0502,
         title: "workgroup memory over 16 KiB",
-        explanation: include_str!("../../../docs/codes/DYN0502.md"),
+        explanation: include_str!("../codes/DYN0502.md"),
     },
     CodeInfo {
         code: DYN0503,
         title: "needs more than WebGPU's default limits",
-        explanation: include_str!("../../../docs/codes/DYN0503.md"),
+        explanation: include_str!("../codes/DYN0503.md"),
     },
 ];
 

@@ -4,8 +4,9 @@
 //! runtime's [`Policy`] chose from earlier frames' usage. `main.rs` prints and plots it;
 //! `tests/frame_loop.rs` runs a short version in CI.
 //!
-//! The artifact is compiled at build time (`build.rs`) and embedded: the runtime sees only the
-//! WGSL text and the manifest.
+//! The artifact is compiled at build time (`build.rs`, with `dyngc-build`) and embedded: the
+//! runtime sees only the WGSL text and the manifest, and this crate names its bindings,
+//! stages and parameters through the generated module [`tree`].
 
 pub mod plot;
 
@@ -14,16 +15,16 @@ use dyngc_runtime::{Executor, Gpu, JobId, Manifest, Outcome, Policy, PolicyConfi
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-/// The compiled `examples/tree.dyn`.
-pub const WGSL: &str = include_str!(concat!(env!("OUT_DIR"), "/tree.wgsl"));
-pub const MANIFEST: &str = include_str!(concat!(env!("OUT_DIR"), "/tree.manifest.json"));
+// The compiled `examples/tree.dyn`: `tree::WGSL`, `tree::MANIFEST`, `tree::bindings`,
+// `tree::stages` and `tree::Params`.
+include!(concat!(env!("OUT_DIR"), "/tree.rs"));
 
 /// Every tree has this fan-out bound; the seed and depth change from frame to frame.
 pub const MAX_CHILDREN: u32 = 4;
 
 /// The embedded manifest.
 pub fn manifest() -> Result<Manifest, String> {
-    Manifest::from_json(MANIFEST).map_err(|e| format!("the embedded manifest: {e}"))
+    Manifest::from_json(tree::MANIFEST).map_err(|e| format!("the embedded manifest: {e}"))
 }
 
 /// What to run.
@@ -54,11 +55,12 @@ pub const FRAME_FUEL: u32 = 64;
 /// The run of `tree` (the arena is the stream's).
 pub fn setup(tree: &Tree) -> RunSetup<'static> {
     let mut setup = RunSetup::default();
-    setup
-        .fuel(FRAME_FUEL)
-        .param("seed", tree.seed)
-        .param("max_depth", tree.max_depth)
-        .param("max_children", MAX_CHILDREN);
+    setup.fuel(FRAME_FUEL).params = tree::Params {
+        seed: tree.seed,
+        max_depth: tree.max_depth,
+        max_children: MAX_CHILDREN,
+    }
+    .bits();
     setup
 }
 
@@ -129,7 +131,7 @@ impl Report {
 /// Compares a finished run with its tree: `None` when `per_depth` and the `node` unit count
 /// equal the CPU reference, else the first difference.
 pub fn check(tree: &Tree, outcome: &Outcome) -> Option<String> {
-    let Some((_, bytes)) = outcome.outputs.iter().find(|(n, _)| n == "per_depth") else {
+    let Some((_, bytes)) = outcome.outputs.iter().find(|(n, _)| n == tree::bindings::PER_DEPTH) else {
         return Some("no `per_depth` output came back".into());
     };
     let got: Vec<u32> = bytes
@@ -146,7 +148,7 @@ pub fn check(tree: &Tree, outcome: &Outcome) -> Option<String> {
             got.get(i)
         ));
     }
-    match outcome.stats.units("node") {
+    match outcome.stats.units(tree::stages::NODE) {
         Some(n) if n == tree.nodes => None,
         other => Some(format!("`node` ran {other:?} units, expected {}", tree.nodes)),
     }
@@ -160,7 +162,7 @@ type Pending = HashMap<JobId, (usize, Tree, u64, Instant)>;
 pub fn run(gpu: &Gpu, config: &Config, mut on_frame: impl FnMut(&FrameRecord)) -> Result<Report, String> {
     let start = Instant::now();
     let manifest = manifest()?;
-    let exec = Executor::new(&gpu.device, &manifest, WGSL).map_err(|e| e.to_string())?;
+    let exec = Executor::new(&gpu.device, &manifest, tree::WGSL).map_err(|e| e.to_string())?;
     let policy = Policy::new(&manifest, config.policy.clone(), 0).map_err(|e| e.to_string())?;
     let mut stream = Stream::new(&exec, &gpu.queue, policy.size()).map_err(|e| e.to_string())?;
     stream.set_policy(policy).map_err(|e| e.to_string())?;
@@ -254,6 +256,36 @@ pub fn run(gpu: &Gpu, config: &Config, mut on_frame: impl FnMut(&FrameRecord)) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dyngc_runtime::artifact::Role;
+    use dyngc_runtime::{DeviceLimits, Plan};
+
+    /// The generated module names what the manifest holds, and the runtime plans a run from
+    /// the generated `Params` (an unknown, missing or repeated name would fail the plan).
+    #[test]
+    fn the_generated_names_are_the_manifests_and_the_runtime_takes_them() {
+        let manifest = manifest().unwrap();
+        let outputs: Vec<&str> = manifest
+            .bindings
+            .iter()
+            .filter(|b| b.role == Role::Output)
+            .map(|b| b.name.as_str())
+            .collect();
+        assert_eq!(outputs, [tree::bindings::PER_DEPTH]);
+        let stages: Vec<&str> = manifest.stages.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(stages, [tree::stages::ROOT, tree::stages::NODE, tree::stages::CHILD]);
+        let t = tree_for(0, 100);
+        let setup = RunSetup {
+            arena_bytes: manifest.executor.arena.min_bytes,
+            ..setup(&t)
+        };
+        let plan = Plan::new(&manifest, &setup, &DeviceLimits::unlimited()).unwrap_or_else(|e| panic!("{e}"));
+        let expected = [
+            ("seed", t.seed),
+            ("max_depth", t.max_depth),
+            ("max_children", MAX_CHILDREN),
+        ];
+        assert_eq!(plan.params, expected.map(|(n, v)| (n.to_string(), v)));
+    }
 
     #[test]
     fn load_swings_from_min_to_max_and_back() {

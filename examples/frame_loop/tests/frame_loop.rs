@@ -89,7 +89,7 @@ fn arena_follows_the_load_without_waiting_on_the_gpu() {
 #[test]
 fn a_synchronous_run_counts_as_a_blocking_wait() {
     let manifest = frame_loop::manifest().unwrap();
-    let exec = Executor::new(&GPU.device, &manifest, frame_loop::WGSL).unwrap_or_else(|e| panic!("{e}"));
+    let exec = Executor::new(&GPU.device, &manifest, frame_loop::tree::WGSL).unwrap_or_else(|e| panic!("{e}"));
     let tree = frame_loop::tree_for(1, 500);
     let setup = RunSetup {
         arena_bytes: manifest.executor.arena.min_bytes,
@@ -127,7 +127,7 @@ fn drain(stream: &mut Stream<'_>) -> Vec<Completed> {
 #[test]
 fn resize_reaches_later_runs_and_kernel_errors_stay_with_their_run() {
     let manifest = frame_loop::manifest().unwrap();
-    let exec = Executor::new(&GPU.device, &manifest, frame_loop::WGSL).unwrap_or_else(|e| panic!("{e}"));
+    let exec = Executor::new(&GPU.device, &manifest, frame_loop::tree::WGSL).unwrap_or_else(|e| panic!("{e}"));
     let min = manifest.executor.arena.min_bytes;
     let mut stream = Stream::new(&exec, &GPU.queue, min).unwrap_or_else(|e| panic!("{e}"));
     let tree = frame_loop::tree_for(3, 3000);

@@ -93,22 +93,18 @@ pub fn example_path(name: &str) -> PathBuf {
     repo_root().join(dir).join(format!("{name}.dyn"))
 }
 
-/// Parses, checks and generates `examples/<name>.dyn`; panics with the diagnostics on failure.
+/// Compiles `examples/<name>.dyn`; panics with the diagnostics on failure.
 pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> dyngc_codegen::Artifact {
     let path = example_path(name);
     let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let parsed = dyngc_syntax::parse(&source);
-    assert!(
-        !parsed.diagnostics.iter().any(|d| d.is_error()),
-        "{}: {:#?}",
-        path.display(),
-        parsed.diagnostics
-    );
-    let checked = dyngc_ir::check(&parsed.file, &source, name);
-    let program = checked
-        .program
-        .unwrap_or_else(|| panic!("{}: {:#?}", path.display(), checked.diagnostics));
-    dyngc_codegen::generate(&program, schedule).unwrap_or_else(|d| panic!("{}: {d:#?}", path.display()))
+    let compiled = dyngc_compiler::compile(&source, name, schedule.into());
+    let display = path.display().to_string();
+    compiled.artifact.unwrap_or_else(|| {
+        panic!(
+            "{}",
+            dyngc_compiler::render::render(&display, &source, &compiled.diagnostics)
+        )
+    })
 }
 
 /// Little-endian bytes of `u32` words, as inputs are uploaded.
