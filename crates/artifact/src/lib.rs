@@ -2,9 +2,11 @@
 //! bind, size and launch the megakernel without linking any dyngc crate. Serialized as
 //! `NAME.manifest.json`; the schema is documented in `docs/manifest.md`.
 //!
-//! Entry points: [`Manifest::to_json`] and [`Manifest::from_json`].
+//! Entry points: [`Manifest::to_json`], [`Manifest::from_json`] and [`Manifest::validate`].
 
 use serde::{Deserialize, Serialize};
+
+mod validate;
 
 /// Written into every manifest; bumped on any incompatible change.
 pub const SCHEMA: &str = "dyngc-manifest/3";

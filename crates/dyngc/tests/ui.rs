@@ -23,11 +23,10 @@
 //! (a panic, an accepted program that should fail, ...): such cases are still reported.
 //! Read every golden file you bless.
 
+use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// The repository root: commands run here and case paths are relative to it.
 fn repo_root() -> PathBuf {
@@ -167,31 +166,14 @@ fn build(path: &str) -> Output {
 fn diff(expected: &str, actual: &str) -> String {
     let a: Vec<&str> = expected.lines().collect();
     let b: Vec<&str> = actual.lines().collect();
-    // Longest common subsequence table, from the back.
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
     let mut out = String::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            let _ = writeln!(out, "   {}", a[i]);
-            i += 1;
-            j += 1;
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            let _ = writeln!(out, "-  {}", a[i]);
-            i += 1;
-        } else {
-            let _ = writeln!(out, "+  {}", b[j]);
-            j += 1;
-        }
+    for change in similar::TextDiff::from_slices(&a, &b).iter_all_changes() {
+        let mark = match change.tag() {
+            similar::ChangeTag::Equal => ' ',
+            similar::ChangeTag::Delete => '-',
+            similar::ChangeTag::Insert => '+',
+        };
+        let _ = writeln!(out, "{mark}  {}", change.value());
     }
     if expected.ends_with('\n') != actual.ends_with('\n') && !expected.is_empty() && !actual.is_empty() {
         out.push_str("   (the two differ in the final newline)\n");
@@ -311,34 +293,11 @@ fn run_case(path: &str) -> Vec<String> {
     problems
 }
 
-/// Runs `f` over `items` on a few threads; results in the order of `items`.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).min(16);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                results.lock().expect("results lock")[i] = Some(r);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("results lock")
-        .into_iter()
-        .map(|r| r.expect("every case ran"))
-        .collect()
-}
-
 #[test]
 fn ui() {
     let cases = files_with_ext("dyn");
     assert!(!cases.is_empty(), "no cases under {UI_DIR}");
-    let results = par_map(&cases, |p| run_case(p));
+    let results: Vec<Vec<String>> = cases.par_iter().map(|p| run_case(p)).collect();
     let mut report = String::new();
     let mut failed = 0;
     for (path, problems) in cases.iter().zip(&results) {

@@ -7,7 +7,7 @@
 //! start with `dyn_` (the checker rejects that), so generated names cannot collide.
 
 use crate::{Program, Stage};
-use dyngc_syntax::ast::{Span, Stmt};
+use dyngc_syntax::ast::Span;
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -187,27 +187,38 @@ pub fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
 
 /// Copies a stage body verbatim except for its sites, which become `dyn_site_k(..)` calls, and
 /// its emits, which become `dyn_emit_R(value)` calls (R the stream's resource index). Both are
-/// numbered in source order, the order `stage.sites` and `stage.emits` list them.
+/// numbered in source order, the order the checker's walk lists them in `stage.sites` and
+/// `stage.emits`; no site contains another, so merging the two by position is source order.
 fn block(program: &Program, stage: &Stage, out: &mut ModuleText) {
+    enum Lowered<'p> {
+        Site(usize),
+        Emit(&'p crate::EmitSite),
+    }
     let src = &program.source;
     let body = &stage.body;
+    let mut found: Vec<(usize, Lowered)> = stage
+        .sites
+        .iter()
+        .map(|&k| (program.edges[k].span.start, Lowered::Site(k)))
+        .chain(stage.emits.iter().map(|e| (e.span.start, Lowered::Emit(e))))
+        .collect();
+    found.sort_by_key(|&(start, _)| start);
     let mut cursor = body.span.start;
-    let mut found = Vec::new();
-    collect_sites(&body.stmts, &mut found);
-    let mut sites = stage.sites.iter().copied();
-    let mut emits = stage.emits.iter();
-    for (span, kind) in found {
-        out.copy(src, cursor..span.start);
-        cursor = span.end;
-        if kind == SiteKind::Emit {
-            let e = emits.next().expect("one emit site per emit");
-            let _ = write!(out.text, "{{ dyn_emit_{}(", e.stream);
-            out.copy(src, e.value.clone());
-            out.push("); }");
-            continue;
-        }
-        let k = sites.next().expect("one edge per site");
+    for (_, lowered) in found {
+        let k = match lowered {
+            Lowered::Emit(e) => {
+                out.copy(src, cursor..e.span.start);
+                cursor = e.span.end;
+                let _ = write!(out.text, "{{ dyn_emit_{}(", e.stream);
+                out.copy(src, e.value.clone());
+                out.push("); }");
+                continue;
+            }
+            Lowered::Site(k) => k,
+        };
         let edge = &program.edges[k];
+        out.copy(src, cursor..edge.span.start);
+        cursor = edge.span.end;
         let mut args = Vec::new();
         if let Some(p) = &edge.payload {
             args.push(p.clone());
@@ -222,41 +233,11 @@ fn block(program: &Program, stage: &Stage, out: &mut ModuleText) {
             }
             out.copy(src, a.clone());
         }
-        out.push(if kind == SiteKind::Become {
+        out.push(if edge.kind == crate::EdgeKind::Become {
             "); return; }"
         } else {
             "); }"
         });
     }
     out.copy(src, cursor..body.span.end);
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SiteKind {
-    Spawn,
-    Become,
-    Emit,
-}
-
-fn collect_sites(stmts: &[Stmt], out: &mut Vec<(Span, SiteKind)>) {
-    for stmt in stmts {
-        match stmt {
-            Stmt::Spawn(s) => out.push((s.span.clone(), SiteKind::Spawn)),
-            Stmt::Become(s) => out.push((s.span.clone(), SiteKind::Become)),
-            Stmt::Emit(e) => out.push((e.span.clone(), SiteKind::Emit)),
-            Stmt::If { then, else_, .. } => {
-                collect_sites(&then.stmts, out);
-                if let Some(e) = else_ {
-                    collect_sites(std::slice::from_ref(e.as_ref()), out);
-                }
-            }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => collect_sites(&body.stmts, out),
-            Stmt::Switch { clauses, .. } => {
-                for c in clauses {
-                    collect_sites(&c.stmts, out);
-                }
-            }
-            Stmt::Other { .. } => {}
-        }
-    }
 }

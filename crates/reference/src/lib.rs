@@ -43,13 +43,16 @@ pub fn tree(seed: u32, max_depth: u32, max_children: u32) -> Vec<u32> {
     while let Some((id, depth)) = stack.pop() {
         per_depth[depth as usize] = per_depth[depth as usize].wrapping_add(1);
         if depth < max_depth {
-            let c = pcg(id ^ seed) % max_children.wrapping_add(1);
-            for j in 0..c {
-                stack.push((pcg(id.wrapping_add(j).wrapping_add(1)), depth + 1));
-            }
+            stack.extend(tree_children(seed, id, max_children).map(|c| (c, depth + 1)));
         }
     }
     per_depth
+}
+
+/// The ids of node `id`'s children in the tree of `seed` (`examples/tree.dyn`'s rule).
+pub fn tree_children(seed: u32, id: u32, max_children: u32) -> impl Iterator<Item = u32> {
+    let c = pcg(id ^ seed) % max_children.wrapping_add(1);
+    (0..c).map(move |j| pcg(id.wrapping_add(j).wrapping_add(1)))
 }
 
 /// Number of nodes `tree` visits, for sizing benchmarks and tests.
@@ -310,6 +313,80 @@ impl Csr {
     }
 }
 
+/// Chunks the Kronecker generator draws its edges in, each from a random stream of its own (so
+/// that they can be drawn in parallel: [`kronecker_chunk`]).
+pub const KRONECKER_CHUNKS: usize = 64;
+
+/// Graph500 Kronecker generator (A, B, C = 0.57, 0.19, 0.19): `2^scale` vertices and
+/// `edge_factor` edges per vertex, vertex labels permuted, self-loops dropped, symmetrized into
+/// CSR.
+pub fn kronecker(scale: u32, edge_factor: u64, seed: u64) -> Csr {
+    let edges: Vec<(u32, u32)> = (0..KRONECKER_CHUNKS)
+        .flat_map(|ch| kronecker_chunk(scale, edge_factor, seed, ch))
+        .collect();
+    kronecker_csr(scale, seed, &edges)
+}
+
+/// The edges of chunk `chunk` (below [`KRONECKER_CHUNKS`]) of [`kronecker`], unpermuted.
+pub fn kronecker_chunk(scale: u32, edge_factor: u64, seed: u64, chunk: usize) -> Vec<(u32, u32)> {
+    let m = edge_factor as usize * (1usize << scale);
+    let (a, b, c) = (0.57f64, 0.19f64, 0.19f64);
+    let ab = a + b;
+    let c_norm = c / (1.0 - ab);
+    let a_norm = a / ab;
+    let per = m.div_ceil(KRONECKER_CHUNKS);
+    let mut rng = Rng::new(seed ^ (chunk as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let count = per.min(m.saturating_sub(chunk * per));
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (mut u, mut v) = (0u32, 0u32);
+        for bit in 0..scale {
+            let r1 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let r2 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let ii = r1 > ab;
+            let jj = r2 > if ii { c_norm } else { a_norm };
+            u |= (ii as u32) << bit;
+            v |= (jj as u32) << bit;
+        }
+        out.push((u, v));
+    }
+    out
+}
+
+/// [`kronecker`]'s graph from the edges of all its chunks, in chunk order.
+pub fn kronecker_csr(scale: u32, seed: u64, edges: &[(u32, u32)]) -> Csr {
+    let n = 1usize << scale;
+    // Permute vertex labels.
+    let mut perm: Vec<u32> = (0..n as u32).collect();
+    let mut rng = Rng::new(seed.wrapping_add(1));
+    for i in (1..n).rev() {
+        perm.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut deg = vec![0u32; n + 1];
+    for &(u, v) in edges {
+        if u != v {
+            deg[perm[u as usize] as usize + 1] += 1;
+            deg[perm[v as usize] as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        deg[i + 1] += deg[i];
+    }
+    let row_ptr = deg.clone();
+    let mut fill = deg;
+    let mut col_idx = vec![0u32; row_ptr[n] as usize];
+    for &(u, v) in edges {
+        if u != v {
+            let (pu, pv) = (perm[u as usize], perm[v as usize]);
+            col_idx[fill[pu as usize] as usize] = pv;
+            fill[pu as usize] += 1;
+            col_idx[fill[pv as usize] as usize] = pu;
+            fill[pv as usize] += 1;
+        }
+    }
+    Csr { row_ptr, col_idx }
+}
+
 /// `examples/compact.dyn`: every `x[i]` with `x[i] mod modulus == 0` (`x mod 0 = x`), in input
 /// order (the stream's order is unspecified: compare sorted).
 pub fn compact(x: &[u32], modulus: u32) -> Vec<u32> {
@@ -455,6 +532,26 @@ mod tests {
     #[test]
     fn row_sums_wrap() {
         assert_eq!(row_sums(&[0, 2, 2, 5], &[u32::MAX, 2, 1, 2, 3]), vec![1, 0, 6]);
+    }
+
+    #[test]
+    fn kronecker_is_symmetric_without_self_loops() {
+        let g = kronecker(8, 16, 1);
+        assert_eq!(g.row_ptr.len(), 257);
+        let v = g.row_ptr.len() - 1;
+        let mut edges = Vec::new();
+        for u in 0..v {
+            for &w in &g.col_idx[g.row_ptr[u] as usize..g.row_ptr[u + 1] as usize] {
+                assert_ne!(u as u32, w);
+                edges.push((u as u32, w));
+            }
+        }
+        let mut rev: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        edges.sort_unstable();
+        rev.sort_unstable();
+        assert_eq!(edges, rev);
+        // Edge factor 16 minus dropped self-loops, both directions.
+        assert!(edges.len() > 2 * 16 * 256 * 9 / 10 && edges.len() <= 2 * 16 * 256);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! launch chain and its completion loop ([`Run`]).
 
 use crate::error::Error;
-use crate::plan::{DeviceLimits, InputData, Plan, RunSetup, WORD};
+use crate::plan::{DeviceLimits, Plan, WORD};
+use crate::setup::{InputData, RunSetup};
 use crate::stats::{HostStats, Snapshot, Stats};
 use dyngc_artifact::{Access, Manifest, Role};
 use std::future::Future;
@@ -98,7 +99,7 @@ impl Executor {
     /// Installs a device-lost callback on `device` (replacing any other) so that runs report a
     /// lost device instead of waiting forever.
     pub fn new(device: &wgpu::Device, manifest: &Manifest, wgsl: &str) -> Result<Executor, Error> {
-        crate::plan::validate(manifest)?;
+        manifest.validate().map_err(Error::Manifest)?;
         let limits = device.limits();
         let groups = manifest.bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
         if groups > limits.max_bind_groups {

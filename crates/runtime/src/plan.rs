@@ -1,111 +1,18 @@
 //! The host-side arithmetic of a run, free of any GPU object: input and parameter checks,
 //! buffer lengths from the manifest's length rules, the arena split into workers and ring slots,
-//! the parameter uniform's bytes. [`Plan::new`] is what [`crate::Executor::prepare`] uses.
+//! the parameter uniform's bytes. [`Plan::new`] is what [`crate::Executor::prepare`] uses; of a
+//! [`RunSetup`] it reads the inputs' lengths, never their data.
 
 use crate::error::Error;
+use crate::setup::RunSetup;
 use dyngc_artifact::{Access, Binding, Manifest, Role};
 use std::collections::HashMap;
 
 /// Bytes per word of the executor's buffers (control block, arena, marks).
 pub const WORD: u64 = 4;
 
-/// One input's data as given to a run.
-#[derive(Clone, Copy, Debug)]
-pub enum InputData<'a> {
-    /// Bytes to upload (little-endian words, `element.size` bytes per element).
-    Bytes(&'a [u8]),
-    /// A buffer the caller already filled; `bytes` is the data's length (the buffer may be
-    /// longer). It needs `STORAGE` usage.
-    Buffer { buffer: &'a wgpu::Buffer, bytes: u64 },
-}
-
-impl InputData<'_> {
-    pub fn len_bytes(&self) -> u64 {
-        match self {
-            InputData::Bytes(b) => b.len() as u64,
-            InputData::Buffer { bytes, .. } => *bytes,
-        }
-    }
-}
-
-/// What the caller chooses for one run: input data, parameter values, arena size and the
-/// executor knobs. Everything not set takes the manifest's default.
-#[derive(Clone, Debug, Default)]
-pub struct RunSetup<'a> {
-    pub inputs: Vec<(String, InputData<'a>)>,
-    /// Parameter values as 32-bit patterns (`f32::to_bits`, `i32 as u32`).
-    pub params: Vec<(String, u32)>,
-    /// Arena size in bytes (see [`Manifest::max_workers`]); at least `executor.arena.min_bytes`.
-    pub arena_bytes: u64,
-    /// Persistent workgroups; default `executor.defaults.workers`, clamped to what the arena and
-    /// the device hold.
-    pub workers: Option<u32>,
-    /// Scheduler iterations per workgroup per launch; default `executor.defaults.fuel`.
-    pub fuel: Option<u32>,
-    /// Launches per submission; default `executor.defaults.chain_length`.
-    pub chain_length: Option<u32>,
-    /// Ring slots (a power of two, at least `executor.arena.min_ring_slots`), as an engine that
-    /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
-    /// workers first (reserves take at most half the arena), the largest ring in the rest.
-    pub ring_slots: Option<u32>,
-    /// Elements each stream output's window holds (docs/executor.md, "Streams"); default
-    /// [`DEFAULT_STREAM_CAPACITY`]. Raised to the stream's `min_capacity` (the most one unit
-    /// emits) and lowered to what the device's largest binding holds: a smaller window means
-    /// more drains, never lost elements.
-    pub stream_capacity: Option<u64>,
-}
-
 /// Default window of a stream output, in elements.
 pub const DEFAULT_STREAM_CAPACITY: u64 = 1 << 20;
-
-impl<'a> RunSetup<'a> {
-    pub fn new(arena_bytes: u64) -> Self {
-        RunSetup {
-            arena_bytes,
-            ..Default::default()
-        }
-    }
-
-    pub fn input(&mut self, name: impl Into<String>, bytes: &'a [u8]) -> &mut Self {
-        self.inputs.push((name.into(), InputData::Bytes(bytes)));
-        self
-    }
-
-    pub fn input_buffer(&mut self, name: impl Into<String>, buffer: &'a wgpu::Buffer, bytes: u64) -> &mut Self {
-        self.inputs.push((name.into(), InputData::Buffer { buffer, bytes }));
-        self
-    }
-
-    pub fn param(&mut self, name: impl Into<String>, bits: u32) -> &mut Self {
-        self.params.push((name.into(), bits));
-        self
-    }
-
-    pub fn workers(&mut self, workers: u32) -> &mut Self {
-        self.workers = Some(workers);
-        self
-    }
-
-    pub fn fuel(&mut self, fuel: u32) -> &mut Self {
-        self.fuel = Some(fuel);
-        self
-    }
-
-    pub fn chain_length(&mut self, launches: u32) -> &mut Self {
-        self.chain_length = Some(launches);
-        self
-    }
-
-    pub fn ring_slots(&mut self, slots: u32) -> &mut Self {
-        self.ring_slots = Some(slots);
-        self
-    }
-
-    pub fn stream_capacity(&mut self, elements: u64) -> &mut Self {
-        self.stream_capacity = Some(elements);
-        self
-    }
-}
 
 /// The device limits a plan respects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,17 +31,6 @@ impl DeviceLimits {
             max_uniform_buffer_binding_size: u64::MAX,
             max_buffer_size: u64::MAX,
             max_compute_workgroups_per_dimension: u32::MAX,
-        }
-    }
-}
-
-impl From<&wgpu::Limits> for DeviceLimits {
-    fn from(l: &wgpu::Limits) -> Self {
-        DeviceLimits {
-            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
-            max_uniform_buffer_binding_size: l.max_uniform_buffer_binding_size,
-            max_buffer_size: l.max_buffer_size,
-            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
         }
     }
 }
@@ -177,7 +73,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(manifest: &Manifest, setup: &RunSetup<'_>, limits: &DeviceLimits) -> Result<Plan, Error> {
-        validate(manifest)?;
+        manifest.validate().map_err(Error::Manifest)?;
         let ex = &manifest.executor;
         let inputs: Vec<&Binding> = manifest.bindings.iter().filter(|b| b.role == Role::Input).collect();
         let input_names = || inputs.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
@@ -525,178 +421,10 @@ fn put(bytes: &mut [u8], offset: u32, value: u32) {
     bytes[o..o + 4].copy_from_slice(&value.to_le_bytes());
 }
 
-/// Checks the manifest's internal consistency, so nothing later divides by zero or indexes out
-/// of range: one parameter uniform, control block and arena; offsets inside their blocks;
-/// element sizes whole words; unique names, binding slots and stage ids.
-pub fn validate(m: &Manifest) -> Result<(), Error> {
-    let bad = |msg: String| Err(Error::Manifest(msg));
-    if m.schema != dyngc_artifact::SCHEMA {
-        return bad(format!(
-            "schema is `{}`, this runtime reads `{}`",
-            m.schema,
-            dyngc_artifact::SCHEMA
-        ));
-    }
-    if m.workgroup_size == 0 {
-        return bad("workgroup_size is 0".into());
-    }
-    for role in [Role::Params, Role::Control, Role::Arena, Role::Marks] {
-        let n = m.bindings.iter().filter(|b| b.role == role).count();
-        if n > 1 || (n == 0 && role != Role::Marks) {
-            return bad(format!(
-                "expected {} binding with role {role:?}, found {n}",
-                if role == Role::Marks {
-                    "at most one"
-                } else {
-                    "exactly one"
-                }
-            ));
-        }
-    }
-    for (i, b) in m.bindings.iter().enumerate() {
-        if m.bindings[..i].iter().any(|o| o.name == b.name) {
-            return bad(format!("binding name `{}` appears twice", b.name));
-        }
-        if m.bindings[..i]
-            .iter()
-            .any(|o| (o.group, o.binding) == (b.group, b.binding))
-        {
-            return bad(format!("@group({}) @binding({}) appears twice", b.group, b.binding));
-        }
-        if b.element.size == 0 || b.element.size % 4 != 0 {
-            return bad(format!(
-                "`{}` has element size {}, not a positive multiple of 4",
-                b.name, b.element.size
-            ));
-        }
-        if b.group >= 8 {
-            return bad(format!(
-                "`{}` is in @group({}); at most 8 groups are supported",
-                b.name, b.group
-            ));
-        }
-        let uniform = b.access == Access::Uniform;
-        if uniform != (b.role == Role::Params) {
-            return bad(format!("`{}` has role {:?} but access {:?}", b.name, b.role, b.access));
-        }
-    }
-    let ex = &m.executor;
-    if ex.params_size < 12 || ex.params_size % 16 != 0 {
-        return bad(format!(
-            "params_size {} is not a multiple of 16 holding the executor config",
-            ex.params_size
-        ));
-    }
-    let in_uniform = |what: &str, off: u32| -> Result<(), Error> {
-        if off % 4 != 0 || off as u64 + 4 > ex.params_size as u64 {
-            return Err(Error::Manifest(format!(
-                "{what} offset {off} is outside the {}-byte parameter uniform",
-                ex.params_size
-            )));
-        }
-        Ok(())
-    };
-    in_uniform("config.workers", ex.config.workers)?;
-    in_uniform("config.ring_slots", ex.config.ring_slots)?;
-    in_uniform("config.fuel", ex.config.fuel)?;
-    for slot in &ex.lengths {
-        in_uniform(&format!("length of `{}`", slot.binding), slot.offset)?;
-        if !m
-            .bindings
-            .iter()
-            .any(|b| b.name == slot.binding && matches!(b.role, Role::Input | Role::Output | Role::Buffer))
-        {
-            return bad(format!(
-                "executor.lengths names `{}`, which is not a user binding",
-                slot.binding
-            ));
-        }
-    }
-    for p in &m.params {
-        in_uniform(&format!("parameter `{}`", p.name), p.offset)?;
-    }
-    let c = &ex.control;
-    let in_control = |what: &str, word: u32, count: u64| -> Result<(), Error> {
-        if word as u64 + count > c.words as u64 {
-            return Err(Error::Manifest(format!(
-                "control {what} (word {word}, {count} words) is outside the {}-word block",
-                c.words
-            )));
-        }
-        Ok(())
-    };
-    in_control("indirect_args", c.indirect_args, 3)?;
-    in_control("done", c.done, 1)?;
-    in_control("error", c.error, 4)?;
-    for s in &c.stats {
-        in_control(&format!("stat `{}`", s.name), s.word, 1)?;
-    }
-    in_control("units_per_stage", c.units_per_stage, m.stages.len() as u64)?;
-    for d in &m.entry_points.dispatches {
-        in_control(
-            &format!("dispatch `{}` indirect_args", d.entry_point),
-            d.indirect_args,
-            3,
-        )?;
-    }
-    let stream_bindings = m.bindings.iter().filter(|b| b.role == Role::Stream).count();
-    if stream_bindings != ex.streams.len() || (stream_bindings > 0) != ex.stream_full.is_some() {
-        return bad(format!(
-            "{stream_bindings} stream bindings, {} entries in executor.streams, stream_full {:?}: they must agree",
-            ex.streams.len(),
-            ex.stream_full
-        ));
-    }
-    if let Some(w) = ex.stream_full {
-        in_control("stream_full", w, 1)?;
-    }
-    for st in &ex.streams {
-        if !m
-            .bindings
-            .iter()
-            .any(|b| b.name == st.binding && b.role == Role::Stream)
-        {
-            return bad(format!(
-                "executor.streams names `{}`, which is not a stream binding",
-                st.binding
-            ));
-        }
-        in_uniform(&format!("capacity of `{}`", st.binding), st.capacity_offset)?;
-        in_control(&format!("sub-window count of `{}`", st.binding), st.sub_windows_word, 1)?;
-        if st.max_sub_windows == 0 || !st.max_sub_windows.is_power_of_two() || st.counts_stride < 2 {
-            return bad(format!(
-                "stream `{}`: max_sub_windows {} must be a power of two and counts_stride {} at least 2",
-                st.binding, st.max_sub_windows, st.counts_stride
-            ));
-        }
-        let last = st.counts_word as u64 + (st.max_sub_windows as u64 - 1) * st.counts_stride as u64;
-        in_control(
-            &format!("counts of `{}`", st.binding),
-            st.counts_word,
-            last - st.counts_word as u64 + 2,
-        )?;
-    }
-    let a = &ex.arena;
-    if a.bytes_per_worker == 0 || a.bytes_per_slot == 0 {
-        return bad("arena bytes_per_worker and bytes_per_slot must be positive".into());
-    }
-    if ex.defaults.workers == 0 || ex.defaults.fuel == 0 || ex.defaults.chain_length == 0 {
-        return bad("executor defaults must be positive".into());
-    }
-    for (i, s) in m.stages.iter().enumerate() {
-        if m.stages[..i].iter().any(|o| o.id == s.id) {
-            return bad(format!("stage id {} appears twice", s.id));
-        }
-    }
-    if !m.stages.iter().any(|s| s.id == m.entry.stage) {
-        return bad(format!("the entry's stage {} is not a stage", m.entry.stage));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::setup::InputData;
     use dyngc_artifact::*;
 
     fn binding(name: &str, group: u32, slot: u32, role: Role, access: Access, size: u32) -> Binding {
@@ -1079,20 +807,20 @@ pub(crate) mod tests {
     #[test]
     fn validates_manifests() {
         let mut m = manifest();
-        assert!(validate(&m).is_ok());
+        assert!(m.validate().is_ok());
         m.executor.control.error = 30;
-        assert!(validate(&m).unwrap_err().to_string().contains("control error"));
+        assert!(m.validate().unwrap_err().to_string().contains("control error"));
         let mut m = manifest();
         m.executor.arena.bytes_per_slot = 0;
-        assert!(validate(&m).is_err());
+        assert!(m.validate().is_err());
         let mut m = manifest();
         m.bindings.retain(|b| b.role != Role::Arena);
-        assert!(validate(&m).unwrap_err().to_string().contains("role Arena"));
+        assert!(m.validate().unwrap_err().to_string().contains("role Arena"));
         let mut m = manifest();
         m.params[0].offset = 30;
-        assert!(validate(&m).is_err());
+        assert!(m.validate().is_err());
         let mut m = manifest();
         m.executor.lengths[0].binding = "dyn_arena".into();
-        assert!(validate(&m).unwrap_err().to_string().contains("not a user binding"));
+        assert!(m.validate().unwrap_err().to_string().contains("not a user binding"));
     }
 }

@@ -170,7 +170,7 @@ impl Policy {
     /// A policy starting at `initial` (clamped to the floor and ceiling). Refuses a manifest
     /// without the statistics it reads ([`USAGE_STATS`]) and knobs outside their ranges.
     pub fn new(manifest: &Manifest, mut config: PolicyConfig, initial: u64) -> Result<Policy, Error> {
-        crate::plan::validate(manifest)?;
+        manifest.validate().map_err(Error::Manifest)?;
         for name in USAGE_STATS {
             if !manifest.executor.control.stats.iter().any(|s| s.name == name) {
                 return Err(Error::Unsupported(format!(

@@ -4,8 +4,9 @@
 
 use crate::error::Error;
 use crate::executor::{DrainCopy, Executor, Run, Scopes};
-use crate::plan::{check_arena, DeviceLimits, RunSetup, WORD};
+use crate::plan::{check_arena, DeviceLimits, WORD};
 use crate::policy::{Policy, Usage};
+use crate::setup::RunSetup;
 use crate::stats::{HostStats, Snapshot, Stats};
 use dyngc_artifact::Role;
 use std::sync::{Arc, Mutex};

@@ -108,3 +108,33 @@ pub fn parse(source: &str) -> Parsed {
     }
     Parsed { file, diagnostics }
 }
+
+/// A token of WGSL text, as [`tokens`] finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// An identifier or a keyword (`return`, `if`, `stage`, ...).
+    pub word: bool,
+    /// Byte span in the text given to [`tokens`].
+    pub span: ast::Span,
+}
+
+/// The tokens of `source[span]` (comments and whitespace skipped), with spans into `source`;
+/// none for a span out of range. For scanning text that was parsed already, such as a stage
+/// body: lexical errors are not reported, and tokens repairing unbalanced delimiters are left out.
+pub fn tokens(source: &str, span: &ast::Span) -> Vec<Token> {
+    let Some(text) = source.get(span.clone()) else {
+        return Vec::new();
+    };
+    let lexed = lexer::lex(text);
+    let at = |p: u32| span.start + p as usize;
+    lexed
+        .toks
+        .iter()
+        .zip(&lexed.spans)
+        .filter(|(_, &(a, b))| a < b)
+        .map(|(t, &(a, b))| Token {
+            word: *t == lexer::Tok::Ident || t.is_keyword(),
+            span: at(a)..at(b),
+        })
+        .collect()
+}

@@ -93,38 +93,15 @@ pub(super) fn collect_sites<'a>(src: &str, body: &'a ast::Block) -> (Vec<Site<'a
     out
 }
 
-/// Where the invocation may end: `return` tokens and `become` statements, sorted, so that "does
-/// this statement contain an exit" is a binary search (no rescanning per level).
+/// Where the invocation may end: `return` and `become` tokens (`become` only ever starts a
+/// statement), sorted, so that "does this statement contain an exit" is a binary search (no
+/// rescanning per level).
 fn exits(src: &str, body: &ast::Block) -> Vec<usize> {
-    let mut exits: Vec<usize> = lex::idents(src, &body.span)
+    lex::idents(src, &body.span)
         .into_iter()
-        .filter(|(name, _)| *name == "return")
+        .filter(|(name, _)| matches!(*name, "return" | "become"))
         .map(|(_, at)| at.start)
-        .collect();
-    becomes(&body.stmts, &mut exits);
-    exits.sort_unstable();
-    exits
-}
-
-fn becomes(stmts: &[Stmt], out: &mut Vec<usize>) {
-    for stmt in stmts {
-        match stmt {
-            Stmt::Become(s) => out.push(s.span.start),
-            Stmt::Spawn(_) | Stmt::Emit(_) | Stmt::Other { .. } => {}
-            Stmt::If { then, else_, .. } => {
-                becomes(&then.stmts, out);
-                if let Some(e) = else_ {
-                    becomes(std::slice::from_ref(e.as_ref()), out);
-                }
-            }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => becomes(&body.stmts, out),
-            Stmt::Switch { clauses, .. } => {
-                for c in clauses {
-                    becomes(&c.stmts, out);
-                }
-            }
-        }
-    }
+        .collect()
 }
 
 /// True if one of the sorted `exits` lies in `span`.

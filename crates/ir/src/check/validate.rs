@@ -407,7 +407,7 @@ impl Mapper<'_> {
                 )?;
                 // naga's span of an `else if` starts after the previous block, before `else`.
                 let src = &self.cx.program.source;
-                let toks = super::lex::tokens(src, &self.map(at.to_range()?)?);
+                let toks = dyngc_syntax::tokens(src, &self.map(at.to_range()?)?);
                 let mut toks = toks.iter().map(|t| t.span.clone());
                 let mut first = toks.next()?;
                 if src.get(first.clone()) == Some("else") {
