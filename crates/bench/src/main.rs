@@ -49,7 +49,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "")]
     pub backend: String,
     /// dyngc arena sizes: `min` (the manifest's minimum), `xN` (N times it), `expand` (twice the
-    /// expand baseline's peak), or a size such as 64M.
+    /// expand baseline's peak; the static kernel's for a workload without expand), or a size
+    /// such as 64M.
     #[arg(long, value_delimiter = ',', default_value = "min,x16,x256,expand")]
     pub arenas: Vec<String>,
     /// dyngc workers (persistent workgroups); default: the manifest's.

@@ -393,7 +393,8 @@ impl Ctx<'_> {
         (self.args.retry_factor * input).max(self.args.retry_min_items).max(1)
     }
 
-    /// The arena sizes to try for `min` bytes of minimum, `expand_peak` the expand baseline's.
+    /// The arena sizes to try for `min` bytes of minimum, `expand_peak` the baseline's (expand's, or
+    /// the static kernel's where there is no expand).
     fn arenas(&self, min: u64, expand_peak: Option<u64>) -> Vec<u64> {
         let cap = self
             .g
@@ -458,10 +459,14 @@ impl Ctx<'_> {
                     continue;
                 }
             };
-            let expand_peak = recs
-                .iter()
-                .find(|r| r.method == "expand" && r.case == case && r.error.is_none())
-                .map(|r| r.peak_bytes);
+            // The baseline's memory: expand's, or the static kernel's where a workload has no
+            // expand (collatz), so that its largest arena is not just a multiple of the minimum.
+            let baseline = |method: &str| {
+                recs.iter()
+                    .find(|r| r.method == method && r.case == case && r.error.is_none())
+                    .map(|r| r.peak_bytes)
+            };
+            let expand_peak = baseline("expand").or_else(|| baseline("static"));
             let min_arena = c.manifest.executor.arena.min_bytes;
             for arena in self.arenas(min_arena, expand_peak) {
                 let r = measure(workload, case, units, method, self.args.reps, || {
