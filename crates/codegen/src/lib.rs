@@ -17,7 +17,7 @@ pub use schedule::{auto as auto_schedule, Schedule};
 
 use dyngc_artifact as art;
 use dyngc_artifact::Manifest;
-use dyngc_ir::{wgsl::ModuleText, Program, Scalar, SizeExpr, Ty};
+use dyngc_ir::{wgsl::ModuleText, Executable, Program, Scalar, SizeExpr, Ty};
 use dyngc_syntax::ast::{BinOp, ResourceKind};
 use dyngc_syntax::{codes, Diagnostic};
 use layout::Layout;
@@ -48,8 +48,10 @@ pub enum Emit {
 }
 
 /// Generates the kernels for `program` under `schedule`. Errors (work items too large for
-/// workgroup memory, an internal naga rejection) come back as diagnostics.
-pub fn generate(program: &Program, schedule: Schedule) -> Result<Artifact, Vec<Diagnostic>> {
+/// workgroup memory, an internal naga rejection) come back as diagnostics. Only the checker
+/// makes an [`Executable`], so the program's invariants (`dyngc_ir`'s crate docs) hold here.
+pub fn generate(program: &Executable, schedule: Schedule) -> Result<Artifact, Vec<Diagnostic>> {
+    let program: &Program = program;
     let partition = schedule::partition(program, schedule);
     let queues = partition.dispatches.len() as u32;
     let bindings = ExecutorBindings::new(program);

@@ -3,7 +3,7 @@
 use dyngc_codegen::Schedule;
 use std::path::Path;
 
-fn check(path: &Path) -> dyngc_ir::Program {
+fn check(path: &Path) -> dyngc_ir::Executable {
     let source = std::fs::read_to_string(path).unwrap();
     let name = path.file_stem().unwrap().to_str().unwrap();
     let checked = dyngc_compiler::check(&source, name);

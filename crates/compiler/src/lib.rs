@@ -19,7 +19,7 @@
 pub mod render;
 
 pub use dyngc_codegen::{Artifact, Schedule};
-pub use dyngc_ir::{Checked, Program};
+pub use dyngc_ir::{Checked, Executable, Program};
 pub use dyngc_syntax::Diagnostic;
 
 /// How stages map to kernels, as a caller chooses it (`dyngc build --schedule`).

@@ -2,7 +2,7 @@
 
 use crate::diag::Ctx;
 use crate::Failure;
-use dyngc_compiler::{Artifact, Checked, Program, ScheduleChoice};
+use dyngc_compiler::{Artifact, Checked, Executable, ScheduleChoice};
 use std::path::Path;
 
 /// A `.dyn` file read into memory.
@@ -49,7 +49,7 @@ impl Source {
     }
 
     /// Checks and reports; the program, or a failure after the diagnostics were printed.
-    pub fn compile(&self, ctx: &Ctx, verb: &str) -> Result<Program, Failure> {
+    pub fn compile(&self, ctx: &Ctx, verb: &str) -> Result<Executable, Failure> {
         let checked = self.check();
         ctx.report(&self.display, &self.text, &checked.diagnostics, verb);
         checked.program.ok_or_else(Failure::reported)

@@ -42,7 +42,7 @@ pub fn check(file: &ast::File, source: &str, name: &str) -> Checked {
     let program = if diagnostics.iter().any(Diagnostic::is_error) {
         None
     } else {
-        program
+        program.map(crate::Executable::new)
     };
     cap_diagnostics(&mut diagnostics);
     Checked { program, diagnostics }

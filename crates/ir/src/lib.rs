@@ -1,7 +1,8 @@
 //! The checked stage graph of a `.dyn` program.
 //!
-//! Entry point: [`check`], from an [`ast::File`] (plus its source text) to a [`Program`] — the
-//! data the code generator consumes — and diagnostics. Pure: no file IO.
+//! Entry point: [`check`], from an [`ast::File`] (plus its source text) to an [`Executable`] — a
+//! [`Program`], the data the code generator consumes, that only the checker can make — and
+//! diagnostics. Pure: no file IO.
 //!
 //! What a `Program` promises (the invariants code generation relies on):
 //! - every name resolves; every spawn site's payload has its target's payload type (naga
@@ -260,8 +261,33 @@ pub struct Entry {
 /// Result of [`check`]: the program when there were no errors, and every diagnostic.
 #[derive(Debug)]
 pub struct Checked {
-    pub program: Option<Program>,
+    pub program: Option<Executable>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A [`Program`] that [`check`] accepted, and the only way to get one: its field is private to
+/// this crate and it derefs to `&Program` only, so what the generator takes (`&Executable`) was
+/// built and proved by the checker and cannot have been edited since (as naga's `ModuleInfo`
+/// proves a module validated). A hand-built or edited `Program` does not type-check as one.
+#[derive(Clone, Debug)]
+pub struct Executable(Program);
+
+impl Executable {
+    pub(crate) fn new(program: Program) -> Executable {
+        Executable(program)
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Executable {
+    type Target = Program;
+
+    fn deref(&self) -> &Program {
+        &self.0
+    }
 }
 
 impl Ty {

@@ -52,7 +52,7 @@ fn show(src: &str, diags: &[Diagnostic]) -> String {
 }
 
 #[track_caller]
-fn clean(src: &str) -> Program {
+fn clean(src: &str) -> crate::Executable {
     let c = run(src);
     assert!(c.diagnostics.is_empty(), "{}", show(src, &c.diagnostics));
     c.program.expect("program")
