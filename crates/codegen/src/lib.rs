@@ -598,27 +598,6 @@ fn length_rule(program: &Program, e: &SizeExpr) -> art::LengthRule {
     }
 }
 
-/// Bit pattern of a WGSL literal (`25u`, `-3i`, `0xFFu`, `1.5`, `2f`) read as `scalar`. The
-/// checker already rejected literals that do not fit.
-fn literal_bits(text: &str, scalar: Scalar) -> Option<u32> {
-    let t = text.trim();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t),
-    };
-    if scalar == Scalar::F32 {
-        let body = body.trim_end_matches(['f', 'h']);
-        let v: f32 = body.parse().ok()?;
-        return Some(if neg { -v } else { v }.to_bits());
-    }
-    let body = body.trim_end_matches(['u', 'i']);
-    let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-        None => body.parse::<i64>().ok()?,
-    };
-    Some((if neg { -v } else { v }) as u32)
-}
-
 /// Bytes of the parameter uniform: four config words, the parameters, the lengths, padded to 16.
 fn params_size(program: &Program) -> u32 {
     (16 + 4 * param_fields(program)).next_multiple_of(16)
@@ -640,31 +619,25 @@ fn manifest(
     let mut bindings: Vec<art::Binding> = program
         .resources
         .iter()
-        .map(|r| {
-            let scalar = match r.elem {
-                Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => Some(s),
-                Ty::Struct(_) => None,
-            };
-            art::Binding {
-                name: r.name.clone(),
-                group: r.group,
-                binding: r.binding,
-                role: match r.kind {
-                    ResourceKind::Input => art::Role::Input,
-                    ResourceKind::Output if r.stream => art::Role::Stream,
-                    ResourceKind::Output => art::Role::Output,
-                    ResourceKind::Buffer => art::Role::Buffer,
-                },
-                access: if glue::is_writable(r.kind) {
-                    art::Access::ReadWrite
-                } else {
-                    art::Access::Read
-                },
-                element: element(program, &r.elem, r.is_array || r.stream),
-                array: r.is_array || r.stream,
-                length: r.len.as_ref().map(|l| length_rule(program, l)),
-                fill: r.fill.as_deref().zip(scalar).and_then(|(f, s)| literal_bits(f, s)),
-            }
+        .map(|r| art::Binding {
+            name: r.name.clone(),
+            group: r.group,
+            binding: r.binding,
+            role: match r.kind {
+                ResourceKind::Input => art::Role::Input,
+                ResourceKind::Output if r.stream => art::Role::Stream,
+                ResourceKind::Output => art::Role::Output,
+                ResourceKind::Buffer => art::Role::Buffer,
+            },
+            access: if glue::is_writable(r.kind) {
+                art::Access::ReadWrite
+            } else {
+                art::Access::Read
+            },
+            element: element(program, &r.elem, r.is_array || r.stream),
+            array: r.is_array || r.stream,
+            length: r.len.as_ref().map(|l| length_rule(program, l)),
+            fill: r.fill.map(|l| l.bits),
         })
         .collect();
     let word = |name: &str, binding: u32, role: art::Role| art::Binding {
@@ -714,7 +687,7 @@ fn manifest(
             name: p.name.clone(),
             scalar: scalar_kind(p.ty),
             offset: 16 + 4 * i as u32,
-            default: p.default.as_deref().and_then(|d| literal_bits(d, p.ty)),
+            default: p.default.map(|l| l.bits),
         })
         .collect();
     let stages = program

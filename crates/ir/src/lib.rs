@@ -88,6 +88,25 @@ pub enum Scalar {
     F32,
 }
 
+/// A checked scalar literal (a fill value, a parameter's default): its type and its 32-bit
+/// pattern, parsed once by the checker so that nothing downstream reads literal text again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Literal {
+    pub scalar: Scalar,
+    pub bits: u32,
+}
+
+impl Literal {
+    /// The canonical WGSL spelling (`5u`, `-3i`, `1.5f`).
+    pub fn wgsl(&self) -> String {
+        match self.scalar {
+            Scalar::U32 => format!("{}u", self.bits),
+            Scalar::I32 => format!("{}i", self.bits as i32),
+            Scalar::F32 => format!("{:?}f", f32::from_bits(self.bits)),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct StructDef {
     pub name: String,
@@ -106,8 +125,8 @@ pub struct Resource {
     pub stream: bool,
     /// Element count rule; `None` for inputs (their length is the data's) and single values.
     pub len: Option<SizeExpr>,
-    /// Initial value of every element, as WGSL literal text (`None`: zero).
-    pub fill: Option<String>,
+    /// Initial value of every element (`None`: zero).
+    pub fill: Option<Literal>,
     pub group: u32,
     pub binding: u32,
     pub span: Span,
@@ -117,7 +136,7 @@ pub struct Resource {
 pub struct Param {
     pub name: String,
     pub ty: Scalar,
-    pub default: Option<String>,
+    pub default: Option<Literal>,
     pub span: Span,
 }
 

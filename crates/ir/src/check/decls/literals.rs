@@ -2,9 +2,8 @@
 
 use super::*;
 
-/// Checks a literal against a scalar type and returns its canonical WGSL spelling
-/// (`5u`, `-3i`, `1.5f`), or why it does not fit.
-pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
+/// Checks a literal against a scalar type and returns its value, or why it does not fit.
+pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<crate::Literal, String> {
     let t = text.trim();
     if t == "true" || t == "false" {
         return Err(format!("`{t}` is a `bool`, not {}", with_article(ty.wgsl())));
@@ -21,7 +20,10 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
             } else if v > u32::MAX as u128 {
                 Err(format!("`{t}` is larger than the largest `u32`, 4294967295"))
             } else {
-                Ok(format!("{v}u"))
+                Ok(crate::Literal {
+                    scalar: ty,
+                    bits: v as u32,
+                })
             }
         }
         (Scalar::I32, Num::Int(v, None | Some('i'))) => {
@@ -30,7 +32,10 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
             if v < i32::MIN as i64 || v > i32::MAX as i64 {
                 Err(format!("`{t}` does not fit in an `i32`"))
             } else {
-                Ok(format!("{v}i"))
+                Ok(crate::Literal {
+                    scalar: ty,
+                    bits: v as i32 as u32,
+                })
             }
         }
         (Scalar::F32, Num::Int(v, None)) => float_text(if neg { -(v as f64) } else { v as f64 }, t),
@@ -48,12 +53,15 @@ pub(super) fn literal_for(text: &str, ty: Scalar) -> Result<String, String> {
     }
 }
 
-fn float_text(v: f64, t: &str) -> Result<String, String> {
+fn float_text(v: f64, t: &str) -> Result<crate::Literal, String> {
     let f = v as f32;
     if !f.is_finite() {
         return Err(format!("`{t}` is too large for an `f32`"));
     }
-    Ok(format!("{f:?}f"))
+    Ok(crate::Literal {
+        scalar: Scalar::F32,
+        bits: f.to_bits(),
+    })
 }
 
 enum Num {

@@ -134,7 +134,7 @@ fn bfs() {
         ]
     );
     assert_eq!(p.max_spawn_depth, 2);
-    assert_eq!(p.resources[2].fill.as_deref(), Some("4294967295u"));
+    assert_eq!(p.resources[2].fill.map(|l| l.wgsl()).as_deref(), Some("4294967295u"));
 }
 
 // ------------------------------------------------------------------ diagnostics
@@ -345,7 +345,7 @@ fn dyn0107_params() {
     let p = clean(&format!(
         "{BASE}\nparam a: f32 = 2;\nparam b: i32 = -3;\nparam c: u32 = 0x10u;\nparam d: f32 = 1e3f;\n"
     ));
-    let defaults: Vec<_> = p.params.iter().map(|p| p.default.clone().unwrap()).collect();
+    let defaults: Vec<_> = p.params.iter().map(|p| p.default.unwrap().wgsl()).collect();
     assert_eq!(defaults, ["2.0f", "-3i", "16u", "1000.0f"]);
 }
 
@@ -399,7 +399,7 @@ fn dyn0110_fills() {
     let p = clean(&format!(
         "{BASE}\nbuffer a: array<f32, 4> = 1;\nbuffer b: atomic<i32> = -7;\nbuffer c: vec3f = 0.5;\n"
     ));
-    let fills: Vec<_> = p.resources.iter().filter_map(|r| r.fill.clone()).collect();
+    let fills: Vec<_> = p.resources.iter().filter_map(|r| r.fill.map(|l| l.wgsl())).collect();
     assert_eq!(fills, ["1.0f", "-7i", "0.5f"]);
 }
 
