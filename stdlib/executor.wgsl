@@ -19,11 +19,19 @@
 //   dyn_check_dispatches()      lane 0 of a check launch (two rows, queues only): the
 //                               dispatches did not run after the launch that finished
 //   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
+//   dyn_until() -> bool         a graph-level loop's exit condition (true without a loop)
+//   dyn_streams_init()          the init launch: each stream's sub-window count (empty
+//                               without streams)
+//   dyn_streams_setup()         each worker, each launch: the sub-windows into private variables
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step.
 
 // Frame words: [stage | flags << 16, lo, hi, rec, payload...]. A frame with hi - lo == 1 is a
-// single item (its index is lo); wider frames are fan-out ranges.
+// single item (its index is lo); wider frames are fan-out ranges. The payload starts at
+// DYN_FRAME_HEADER; word 0 is the head, stage | flags << 16.
+const DYN_F_LO: u32 = 1u;       // the next index
+const DYN_F_HI: u32 = 2u;       // one past the last index
+const DYN_F_REC: u32 = 3u;      // the recursion counter
 const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cleared
 
 // Broadcast commands from lane 0.
@@ -338,10 +346,10 @@ fn dyn_sweep(me: u32) -> u32 {
             if ((old & bit) != 0u) {
                 let f = dyn_stack_frame(me, dyn_wg_top + taken);
                 atomicStore(&dyn_arena[f], dyn_word_stage(w) | (DYN_FLAG_OWNED << 16u));
-                atomicStore(&dyn_arena[f + 1u], 0u);
-                atomicStore(&dyn_arena[f + 2u], 1u);
-                atomicStore(&dyn_arena[f + 3u], 0u);
-                atomicStore(&dyn_arena[f + 4u], dyn_word_first_key(w) + b);
+                atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
+                atomicStore(&dyn_arena[f + DYN_F_HI], 1u);
+                atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+                atomicStore(&dyn_arena[f + DYN_FRAME_HEADER], dyn_word_first_key(w) + b);
                 taken += 1u;
             }
         }
@@ -395,8 +403,8 @@ fn dyn_prescan(me: u32, lid: u32) {
     let n = min(top, DYN_BATCH);
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
-        let lo = atomicLoad(&dyn_arena[g + 1u]);
-        dyn_wg_sizes[lid] = atomicLoad(&dyn_arena[g + 2u]) - lo;
+        let lo = atomicLoad(&dyn_arena[g + DYN_F_LO]);
+        dyn_wg_sizes[lid] = atomicLoad(&dyn_arena[g + DYN_F_HI]) - lo;
         dyn_wg_los[lid] = lo;
         // Stages matter only to programs with a wide stage: no load for the others.
         if (DYN_WIDE) {
@@ -425,7 +433,7 @@ fn dyn_gather(me: u32) {
         count += take;
         if (take < size) {
             // The rest of this frame stays where it is, its first index moved on.
-            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + 1u], dyn_wg_los[frames] + take);
+            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + DYN_F_LO], dyn_wg_los[frames] + take);
             frames++;
             break;
         }
@@ -553,14 +561,14 @@ fn dyn_plan(me: u32) {
             }
             dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + 1u] = mid;
             hi = mid;
-            atomicStore(&dyn_arena[f + 2u], mid);
+            atomicStore(&dyn_arena[f + DYN_F_HI], mid);
             // Counted before it is published (dyn_publish_split), as every frame is.
             atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
             dyn_wg_stats[DYN_S_SPLITS] += 1u;
         }
         let count = min(window, hi - lo);
         if (groups > 0u) {
-            atomicStore(&dyn_arena[f + 1u], lo + count);
+            atomicStore(&dyn_arena[f + DYN_F_LO], lo + count);
             if (lo + count == hi) {
                 dyn_wg_top = top;
                 dyn_wg_exhausted = 1u;
@@ -607,9 +615,9 @@ fn dyn_end_round(me: u32) -> bool {
     }
     let f = dyn_stack_frame(me, 0u);
     atomicStore(&dyn_arena[f], dyn_entry_stage());
-    atomicStore(&dyn_arena[f + 1u], 0u);
-    atomicStore(&dyn_arena[f + 2u], count);
-    atomicStore(&dyn_arena[f + 3u], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_HI], count);
+    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
     dyn_wg_top = 1u;
     dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], 1u);
     return false;
@@ -723,7 +731,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (cmd[0] == DYN_CMD_RANGE) {
         let f = dyn_stack_frame(me, cmd[1]);
         let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
-        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
         dyn_load_unit(f);
         dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
         return;
@@ -744,7 +752,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     let offset = lid - dyn_wg_pack[a];
     if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
         // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
-        let key = atomicLoad(&dyn_arena[f + 4u]);
+        let key = atomicLoad(&dyn_arena[f + DYN_FRAME_HEADER]);
         let word = dyn_mark_word(stage, key);
         let bit = 1u << (key % 32u);
         if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
@@ -755,7 +763,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (a < dyn_wg_full && lid + 1u == dyn_wg_pack[a + 1u]) {
         atomicAdd(&dyn_wg_finished, 1u);
     }
-    dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+    dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
     dyn_load_unit(f);
     dyn_run_units(stage, dyn_wg_los[a] + offset, 0u, 0u);
 }
@@ -765,8 +773,8 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
 fn dyn_range_taken(me: u32, cmd: array<u32, 4>) {
     let f = dyn_stack_frame(me, cmd[1]);
     let lo = cmd[3] + min(atomicLoad(&dyn_wg_next), cmd[2]);
-    atomicStore(&dyn_arena[f + 1u], lo);
-    if (lo == atomicLoad(&dyn_arena[f + 2u])) {
+    atomicStore(&dyn_arena[f + DYN_F_LO], lo);
+    if (lo == atomicLoad(&dyn_arena[f + DYN_F_HI])) {
         dyn_wg_top = cmd[1];
         dyn_wg_exhausted = 1u;
     }
@@ -791,9 +799,9 @@ fn dyn_run_wide(me: u32, lid: u32, cmd: array<u32, 4>) {
             index = cmd[3] + group;
         } else {
             f = dyn_stack_frame(me, cmd[1] + group);
-            index = atomicLoad(&dyn_arena[f + 1u]);
+            index = atomicLoad(&dyn_arena[f + DYN_F_LO]);
         }
-        dyn_cur_rec = atomicLoad(&dyn_arena[f + 3u]);
+        dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
     }
     dyn_cur_stage = stage;
     if (DYN_LOOP) {
@@ -1160,9 +1168,9 @@ fn dyn_init() {
     }
     let f = dyn_ring_frame(0u);
     atomicStore(&dyn_arena[f], dyn_entry_stage());
-    atomicStore(&dyn_arena[f + 1u], 0u);
-    atomicStore(&dyn_arena[f + 2u], count);
-    atomicStore(&dyn_arena[f + 3u], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_HI], count);
+    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
     atomicStore(&dyn_arena[dyn_ring_state(0u)], 1u);
     atomicStore(&dyn_control[dyn_shard_tail(0u)], 1u);
     atomicStore(&dyn_control[DYN_C_PENDING], 1u);

@@ -51,9 +51,9 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
     }
     let f = dyn_queue_frame(q, i);
     atomicStore(&dyn_arena[f], stage);
-    atomicStore(&dyn_arena[f + 1u], 0u);
-    atomicStore(&dyn_arena[f + 2u], n);
-    atomicStore(&dyn_arena[f + 3u], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_HI], n);
+    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
     if (n > chunk) {
         // Advertised before the dispatch starts, so its first workgroups do not leave early.
         atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], i + 1u);
@@ -77,11 +77,11 @@ fn dyn_queue_take(q: u32, chunk: u32) {
     loop {
         if (dyn_q_cur != 0u) {
             let f = dyn_queue_frame(q, dyn_q_cur - 1u);
-            let hi = atomicLoad(&dyn_arena[f + 2u]);
-            var lo = atomicLoad(&dyn_arena[f + 1u]);
+            let hi = atomicLoad(&dyn_arena[f + DYN_F_HI]);
+            var lo = atomicLoad(&dyn_arena[f + DYN_F_LO]);
             while (lo < hi) {
                 let n = min(chunk, hi - lo);
-                let r = atomicCompareExchangeWeak(&dyn_arena[f + 1u], lo, lo + n);
+                let r = atomicCompareExchangeWeak(&dyn_arena[f + DYN_F_LO], lo, lo + n);
                 if (r.exchanged) {
                     dyn_q_take = array<u32, 3>(f, lo, n);
                     return;
@@ -95,7 +95,7 @@ fn dyn_queue_take(q: u32, chunk: u32) {
         let c = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_CURSOR)], 1u);
         if (c < frames) {
             dyn_q_cur = c + 1u;
-            if (atomicLoad(&dyn_arena[dyn_queue_frame(q, c) + 2u]) > chunk) {
+            if (atomicLoad(&dyn_arena[dyn_queue_frame(q, c) + DYN_F_HI]) > chunk) {
                 atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], c + 1u);
             }
             continue;
