@@ -31,7 +31,8 @@ pub enum ScheduleChoice {
     Auto,
     /// One persistent kernel runs every stage.
     Megakernel,
-    /// Stages on no cycle and upstream of none become dispatches with their own workgroup size.
+    /// Stages on no cycle and upstream of none become dispatches with their own workgroup size
+    /// (two levels at most: a dispatched stage that spawns has only spawn-free children).
     Partitioned,
 }
 
