@@ -58,8 +58,9 @@ fn examples_generate_deterministically() {
     }
 }
 
-/// The partitioned schedule dispatches exactly the stages on no cycle and upstream of none (and
-/// a wide stage whose producers stay persistent), in topological order; everything else is the
+/// The partitioned schedule dispatches exactly the stages on no cycle, upstream of none and with
+/// no child that spawns (and a wide stage whose producers stay persistent), in topological
+/// order; everything else is the
 /// megakernel's, so for those examples both schedules give the same WGSL.
 #[test]
 fn partitioned_schedule_dispatches_acyclic_tails() {
