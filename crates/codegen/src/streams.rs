@@ -103,11 +103,6 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
     dyn_subs_{j} = max(1u, atomicLoad(&dyn_control[{subs_word}u]));
     dyn_sub_cap_{j} = {cap} / dyn_subs_{j};"
         );
-        // The relaxed load first keeps a full sub-window from being hammered by adds that must
-        // be undone; the add decides. A full home sub-window sends the unit to the next one; all
-        // full raises the flag. `dyn_sub_cap >= m` (the init launch keeps every sub-window at
-        // least the largest maximum), and at most one reservation per lane is in flight, each
-        // at most MAX_EMIT_PER_UNIT, so a count cannot wrap.
         // A buffered stream's elements go out when the unit ends, at positions taken at once.
         let (buffer, write_out) = match buffered(program, r) {
             Some(len) => (
@@ -133,6 +128,11 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
             ),
             None => (String::new(), String::new()),
         };
+        // The relaxed load first keeps a full sub-window from being hammered by adds that must
+        // be undone; the add decides. A full home sub-window sends the unit to the next one; all
+        // full raises the flag. `dyn_sub_cap >= m` (the init launch keeps every sub-window at
+        // least the largest maximum), and at most one reservation per lane is in flight, each
+        // at most MAX_EMIT_PER_UNIT, so a count cannot wrap.
         let _ = write!(
             out,
             "{buffer}var<private> dyn_subs_{j}: u32;

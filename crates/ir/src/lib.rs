@@ -97,7 +97,8 @@ pub struct Literal {
 }
 
 impl Literal {
-    /// The canonical WGSL spelling (`5u`, `-3i`, `1.5f`).
+    /// The canonical WGSL spelling (`5u`, `-3i`, `1.5f`), which the checker's tests compare.
+    #[cfg(test)]
     pub fn wgsl(&self) -> String {
         match self.scalar {
             Scalar::U32 => format!("{}u", self.bits),
@@ -294,10 +295,6 @@ pub struct Executable(Program);
 impl Executable {
     pub(crate) fn new(program: Program) -> Executable {
         Executable(program)
-    }
-
-    pub fn program(&self) -> &Program {
-        &self.0
     }
 }
 
