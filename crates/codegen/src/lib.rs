@@ -14,6 +14,7 @@ mod streams;
 
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
+pub use streams::EMIT_BUFFER_WORDS;
 
 use dyngc_artifact as art;
 use dyngc_artifact::Manifest;

@@ -130,6 +130,12 @@ fn executor_doc_quotes_the_code_constants() {
         checked += 1;
     }
     assert!(checked >= 5, "the Constants table lost its rows ({checked} read)");
+    // Quoted in the text ("Streams"): a Rust constant of the generator, not a WGSL one.
+    let buffer = format!(
+        "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
+        dyngc_codegen::EMIT_BUFFER_WORDS
+    );
+    assert!(doc.contains(&buffer), "docs/executor.md should say: {buffer:?}");
 }
 
 /// Calls in `block` (with repeats), walking nested blocks.
