@@ -11,6 +11,7 @@
 //   dyn_width(stage: u32) -> u32              lanes per unit (1, or N of `@width(N)`)
 //   dyn_wide_groups(stage: u32) -> u32        units of a wide stage per batch (0: one-lane)
 //   dyn_is_keyed(stage: u32) -> bool
+//   dyn_becomes(stage: u32) -> bool           the stage's body has a `become`
 //   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
 //                               true when the entry itself went to one
@@ -311,6 +312,16 @@ fn dyn_ring_claim(shard: u32, h0: u32, k0: u32, n: u32) -> u32 {
     return 0u;
 }
 
+// A one-lane range of `stage` wider than this is split on demand ("Lending on demand" in
+// docs/executor.md): two windows, or DYN_CHAIN_SPLIT_WIDTH when each index may start a long
+// chain of carries.
+fn dyn_split_width(stage: u32) -> u32 {
+    if (dyn_becomes(stage)) {
+        return DYN_CHAIN_SPLIT_WIDTH;
+    }
+    return 2u * DYN_BATCH * DYN_RANGE_WINDOW;
+}
+
 // Lane 0 only. How many more frames the home shard should take to feed idle workers: up to
 // DYN_LEND_FRAMES per worker of the shard queued (tail - head; both relaxed reads, so an
 // estimate, which is all a policy needs). Frames beyond it stay on the spawner's stack,
@@ -541,11 +552,13 @@ fn dyn_plan(me: u32) {
         // A fan-out range: lend its upper half while the ring is short of work (lazy binary
         // splitting), then offer the lanes a window of the lower half.
         var window = DYN_BATCH * DYN_RANGE_WINDOW;
+        var split_width = dyn_split_width(stage);
         if (groups > 0u) {
             window = groups;
+            split_width = 2u * groups;
         }
         var room = 0u;
-        if (hi - lo > 2u * window) {
+        if (hi - lo > split_width) {
             let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
             if (dyn_lend_budget(tail) > 0u) {
                 room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u));
@@ -1148,9 +1161,9 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
 }
 
-// Seeds the entry's work: one fan-out frame of dyn_entry_count() units, ticket 0 of shard 0 (ring
-// slot 0, whatever the shard count). (The
-// first round of a graph-level loop; an empty one still runs, to evaluate `until`.)
+// Seeds the entry's work: dyn_entry_count() units as fan-out frames in the ring, ticket 0 of
+// shards 0, 1, ... (The first round of a graph-level loop; an empty one still runs, to evaluate
+// `until`.)
 @compute @workgroup_size(1)
 fn dyn_init() {
     dyn_load_params();
@@ -1166,13 +1179,22 @@ fn dyn_init() {
         atomicStore(&dyn_control[DYN_C_ARGS], 1u);
         return;
     }
-    let f = dyn_ring_frame(0u);
-    atomicStore(&dyn_arena[f], dyn_entry_stage());
-    atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
-    atomicStore(&dyn_arena[f + DYN_F_HI], count);
-    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
-    atomicStore(&dyn_arena[dyn_ring_state(0u)], 1u);
-    atomicStore(&dyn_control[dyn_shard_tail(0u)], 1u);
-    atomicStore(&dyn_control[DYN_C_PENDING], 1u);
+    // One piece per shard, each at least dyn_split_width indices (as wide as a worker's split
+    // leaves a range), published as ticket 0 of shards 0, 1, ..: every shard's workers start at
+    // once, instead of after the log2(shards) rounds of splits that would bring work to them.
+    let pieces = clamp(count / dyn_split_width(dyn_entry_stage()), 1u, dyn_shards);
+    let share = count / pieces;
+    let extra = count % pieces;
+    for (var s = 0u; s < pieces; s++) {
+        let slot = dyn_slot(s, 0u);
+        let f = dyn_ring_frame(slot);
+        atomicStore(&dyn_arena[f], dyn_entry_stage());
+        atomicStore(&dyn_arena[f + DYN_F_LO], s * share + min(s, extra));
+        atomicStore(&dyn_arena[f + DYN_F_HI], (s + 1u) * share + min(s + 1u, extra));
+        atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+        atomicStore(&dyn_arena[dyn_ring_state(slot)], 1u);
+        atomicStore(&dyn_control[dyn_shard_tail(s)], 1u);
+    }
+    atomicStore(&dyn_control[DYN_C_PENDING], pieces);
     atomicStore(&dyn_control[DYN_C_ARGS], dyn_params.dyn_workers);
 }

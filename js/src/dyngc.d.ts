@@ -273,7 +273,7 @@ export class Run {
   readonly snapshot: Snapshot | null;
   /** A new arena for the next start (reallocates the run's buffers; inputs are kept). */
   resize(bytes: number): void;
-  /** Records clears, `init` and one launch chain into an encoder of the engine's. */
+  /** Records clears, `init` and a launch chain of one launch into an encoder of the engine's. */
   recordStart(encoder: GPUCommandEncoder): void;
   /** Records one launch chain: `launches` (default `chain`) times `main` and every dispatch. */
   recordChain(encoder: GPUCommandEncoder, launches?: number): void;

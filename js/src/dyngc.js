@@ -427,7 +427,9 @@ export class Run {
     // Per stream: the chunks drained so far (unless onStream takes them).
     this.collected = new Map((this.program.manifest.executor.streams ?? []).map((st) => [st.binding, []]));
     this.streamDrains = 0;
-    this.nextChain = this.chain;
+    // The start records one launch; each next submission twice as many, up to `chain` (a launch
+    // after the kernel finished is empty but not free, and most runs finish in the first).
+    this.nextChain = 1;
   }
 
   /** Records the start of a run: clears, `init`, then one launch chain (protocol step 4). */
@@ -440,7 +442,7 @@ export class Run {
     this.bindGroups.forEach((bg, g) => pass.setBindGroup(g, bg));
     pass.dispatchWorkgroups(1, 1, 1);
     pass.end();
-    this.recordChain(encoder);
+    this.recordChain(encoder, 1);
   }
 
   /** Records one launch chain: `launches` times `main` and every dispatch, each indirect (step 5). */
@@ -511,7 +513,7 @@ export class Run {
     this.snapshot = this.decode(p.words);
     if (this.snapshot.error) throw new KernelError(this.snapshot.error);
     // After a full window, one launch: the rest of a chain would only leave at once. Then
-    // doubling back to the chain length.
+    // doubling (back) to the chain length.
     this.nextChain = this.snapshot.streamFull ? 1 : Math.min(this.nextChain * 2, this.chain);
     if (!this.snapshot.done) this.submit(false);
     return this.snapshot;

@@ -1,6 +1,7 @@
 //! dyngc itself: the shipped examples compiled in-process, run through `dyngc-runtime`.
 
 use crate::gpu::Gpu;
+use crate::RunArgs;
 use dyngc_runtime::artifact::Role;
 use dyngc_runtime::{Error, Executor, HostStats, Manifest, RunSetup, Snapshot};
 
@@ -57,18 +58,17 @@ pub struct DynRun {
 /// The completion loop is `Run::execute`'s (record a launch chain and a copy of the control
 /// block, submit, read it back, repeat until done), driven here through the manifest's protocol
 /// so that the bench's encoders carry the GPU timestamps.
-#[allow(clippy::too_many_arguments)]
+/// `args` supplies the run's knobs: workers, stream window, launches per submission, timeout.
 pub fn run(
     gpu: &Gpu,
     exec: &Executor,
     arena: u64,
-    workers: Option<u32>,
-    timeout: std::time::Duration,
+    args: &RunArgs,
     inputs: &[(&str, &[u8])],
     params: &[(&str, u32)],
-    stream_capacity: Option<u64>,
     verify: Verify<'_>,
 ) -> Result<DynRun, String> {
+    let timeout = std::time::Duration::from_secs_f64(args.timeout_s);
     let mut setup = RunSetup::new(arena);
     for (n, d) in inputs {
         setup.input(*n, d);
@@ -76,10 +76,13 @@ pub fn run(
     for (n, v) in params {
         setup.param(*n, *v);
     }
-    if let Some(w) = workers {
+    if let Some(w) = args.workers {
         setup.workers(w);
     }
-    setup.stream_capacity = stream_capacity;
+    if let Some(n) = args.chain_length {
+        setup.chain_length(n);
+    }
+    setup.stream_capacity = args.stream_capacity;
     let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     let m = exec.manifest();
     let control = m

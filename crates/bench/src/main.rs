@@ -74,6 +74,9 @@ pub struct RunArgs {
     /// runtime's (2^20).
     #[arg(long)]
     pub stream_capacity: Option<u64>,
+    /// dyngc: launches per submission; default the manifest's (`executor.defaults.chain_length`).
+    #[arg(long)]
+    pub chain_length: Option<u32>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.
     #[arg(long, default_value_t = 65536)]
     pub retry_min_items: u64,

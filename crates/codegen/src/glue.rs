@@ -622,6 +622,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
         program.stages.iter().any(|s| s.width > 1)
     );
     out.push_str(&per_stage("dyn_width", &|id| program.stages[id].width, 1));
+
     // Units of a wide stage in one batch (0 for a one-lane stage).
     out.push_str(&per_stage(
         "dyn_wide_groups",
@@ -650,16 +651,20 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
                 })
         })
         .collect();
-    out.push_str("fn dyn_is_keyed(stage: u32) -> bool {\n");
-    let test: Vec<String> = keyed.iter().map(|(id, _)| format!("stage == {id}u")).collect();
-    let _ = writeln!(
-        out,
-        "    return {};\n}}\n",
-        if test.is_empty() {
+    let predicate = |out: &mut String, name: &str, ids: &mut dyn Iterator<Item = usize>| {
+        let test: Vec<String> = ids.map(|id| format!("stage == {id}u")).collect();
+        let test = if test.is_empty() {
             "false".into()
         } else {
             test.join(" || ")
-        }
+        };
+        let _ = writeln!(out, "fn {name}(stage: u32) -> bool {{\n    return {test};\n}}\n");
+    };
+    predicate(&mut out, "dyn_is_keyed", &mut keyed.iter().map(|(id, _)| *id));
+    predicate(
+        &mut out,
+        "dyn_becomes",
+        &mut (0..program.stages.len()).filter(|&id| program.stages[id].becomes),
     );
     let offset = |upto: usize| -> String {
         let parts: Vec<&str> = keyed.iter().take(upto).map(|(_, w)| w.as_str()).collect();

@@ -35,6 +35,11 @@ pub const LANE_UNITS: u32 = 256;
 /// Indices of a range one batch offers its lanes (times `DYN_BATCH`): lanes that stage nothing
 /// take the next one when their unit is done; what is left stays in the frame.
 pub const RANGE_WINDOW: u32 = 16;
+/// A range of a stage whose body `become`s is split while wider than this many indices (other
+/// ranges: while wider than two windows, `2 * RANGE_WINDOW * DYN_BATCH`): each of its indices
+/// may stand for a long chain of carries (collatz), so fine pieces spread the work better, while
+/// a range of cheap units pays for every piece with a trip through the ring.
+pub const CHAIN_SPLIT_WIDTH: u32 = 2 * WORKGROUP_SIZE;
 /// Frames per worker the ring should hold for idle workers: a batch lends its children (and a
 /// range its upper half) only while the ring holds fewer than `workers * LEND_FRAMES`; the rest
 /// stay on the spawner's stack, depth-first.
@@ -341,6 +346,7 @@ impl Layout {
         c("CAS_ATTEMPTS", CAS_ATTEMPTS);
         c("LANE_UNITS", LANE_UNITS);
         c("RANGE_WINDOW", RANGE_WINDOW);
+        c("CHAIN_SPLIT_WIDTH", CHAIN_SPLIT_WIDTH);
         c("LEND_FRAMES", LEND_FRAMES);
         c("SHARD_WORKERS", SHARD_WORKERS);
         c("MAX_SHARDS", MAX_SHARDS);

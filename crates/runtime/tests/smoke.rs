@@ -190,11 +190,13 @@ fn launch_protocol() {
     let stats = run
         .execute(&WaitOptions::default(), &mut |p| progress.push(p.submissions))
         .unwrap();
-    // 1000 elements, 128 per launch: 8 launches, 2 per submission.
+    // 1000 elements, 128 per launch: 8 launches; one in the first submission, then the chain
+    // length (2) in each: 1 + 2 + 2 + 2 + 1 (the last submission's second launch is empty).
     assert_eq!(stats.get("launches"), Some(8));
     assert_eq!(stats.units("double"), Some(1000));
-    assert_eq!(stats.host.submissions, 4);
-    assert_eq!(progress, vec![1, 2, 3]);
+    assert_eq!(stats.host.submissions, 5);
+    assert_eq!(stats.host.launches, 9);
+    assert_eq!(progress, vec![1, 2, 3, 4]);
     let outputs = run.read_outputs().unwrap();
     assert_eq!(outputs.len(), 1);
     let y: Vec<u32> = outputs[0]
@@ -236,7 +238,7 @@ fn launch_protocol() {
             e,
             Error::Timeout {
                 submissions: 2,
-                launches: 4,
+                launches: 3,
                 limit: None,
                 ..
             }

@@ -470,17 +470,7 @@ impl Ctx<'_> {
             let min_arena = c.manifest.executor.arena.min_bytes;
             for arena in self.arenas(min_arena, expand_peak) {
                 let r = measure(workload, case, units, method, self.args.reps, || {
-                    let d = dynrun::run(
-                        self.g,
-                        &exec,
-                        arena,
-                        self.args.workers,
-                        std::time::Duration::from_secs_f64(self.args.timeout_s),
-                        inputs,
-                        params,
-                        self.args.stream_capacity,
-                        verify,
-                    )?;
+                    let d = dynrun::run(self.g, &exec, arena, self.args, inputs, params, verify)?;
                     Ok(Sample {
                         secs: d.secs,
                         gpu_secs: d.gpu_secs,
