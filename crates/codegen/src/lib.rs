@@ -12,6 +12,7 @@ mod layout;
 mod schedule;
 mod streams;
 
+pub use layout::{LANE_UNITS, WORKGROUP_SIZE};
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
 pub use streams::EMIT_BUFFER_WORDS;
