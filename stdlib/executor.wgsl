@@ -234,15 +234,22 @@ fn dyn_ring_scan(lid: u32, published: u32) {
     workgroupBarrier();
 }
 
+// Consecutive tickets of one shard, taken by a reservation or a claim (count 0: none).
+struct DynTickets {
+    count: u32,
+    first: u32,
+    shard: u32,
+}
+
 // Lane 0 only. Reserves up to `n` consecutive empty ring slots, the first attempt taking `k0`
-// slots from ticket `t0` of the home shard (found empty by a scan); returns the count, the first
-// ticket in dyn_wg_post[3] and its shard in dyn_wg_post[5]. A race (a compare-and-swap lost to
+// slots from ticket `t0` of the home shard (found empty by a scan). A race (a compare-and-swap lost to
 // another producer of the shard, or a tail that moved since it was read) moves on to the next
 // shard; an attempt that finds its shard's next slot taken with the tail unmoved finds the shard
 // full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
-fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
+fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> DynTickets {
+    let none = DynTickets(0u, 0u, 0u);
     if (n == 0u) {
-        return 0u;
+        return none;
     }
     var shard = dyn_home;
     var t = t0;
@@ -255,8 +262,6 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
         if (k > 0u) {
             let r = atomicCompareExchangeWeak(&dyn_control[dyn_shard_tail(shard)], t, t + k);
             if (r.exchanged) {
-                dyn_wg_post[3] = t;
-                dyn_wg_post[5] = shard;
                 // Occupancy of this shard, scaled to the whole ring (the ring as full as this
                 // shard): what the sizing policy compares with the ring's slots.
                 var head = dyn_wg_head;
@@ -265,14 +270,14 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
                 }
                 let used = min(t + k - head, dyn_shard_slots) * dyn_shards;
                 dyn_wg_stats[DYN_S_RING_HIGH_WATER] = max(dyn_wg_stats[DYN_S_RING_HIGH_WATER], used);
-                return k;
+                return DynTickets(k, t, shard);
             }
             now = r.old_value;
         } else {
             now = atomicLoad(&dyn_control[dyn_shard_tail(shard)]);
             if (now == t) {
                 // The slot at the tail is not empty yet: the shard is full.
-                return 0u;
+                return none;
             }
         }
         // Lost a race: another producer of this shard moved its tail. Try the next shard (one
@@ -284,13 +289,13 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> u32 {
         t = now;
     }
     dyn_wg_stats[DYN_S_RESERVES_LOST] += 1u;
-    return 0u;
+    return none;
 }
 
 // Lane 0 only. Claims up to `n` (at most DYN_BATCH) published frames from the head of `shard`,
-// the first attempt taking `k0` frames from ticket `h0` (found published by a scan). Ticket and
-// shard go to dyn_wg_cmd[1] and dyn_wg_cmd[3].
-fn dyn_ring_claim(shard: u32, h0: u32, k0: u32, n: u32) -> u32 {
+// the first attempt taking `k0` frames from ticket `h0` (found published by a scan).
+fn dyn_ring_claim(shard: u32, h0: u32, k0: u32, n: u32) -> DynTickets {
+    let none = DynTickets(0u, 0u, 0u);
     var h = h0;
     var k = k0;
     for (var attempt = 0u; attempt < DYN_CAS_ATTEMPTS; attempt++) {
@@ -298,18 +303,16 @@ fn dyn_ring_claim(shard: u32, h0: u32, k0: u32, n: u32) -> u32 {
             k = dyn_ring_run(shard, h, n, 1u);
         }
         if (k == 0u) {
-            return 0u;
+            return none;
         }
         let r = atomicCompareExchangeWeak(&dyn_control[dyn_shard_head(shard)], h, h + k);
         if (r.exchanged) {
-            dyn_wg_cmd[1] = h;
-            dyn_wg_cmd[3] = shard;
-            return k;
+            return DynTickets(k, h, shard);
         }
         h = r.old_value;
     }
     dyn_wg_stats[DYN_S_CLAIMS_LOST] += 1u;
-    return 0u;
+    return none;
 }
 
 // A one-lane range of `stage` wider than this is split on demand ("Lending on demand" in
@@ -485,10 +488,9 @@ fn dyn_plan(me: u32) {
     dyn_wg_fuel -= 1u;
     if (dyn_wg_top == 0u) {
         let claimed = dyn_ring_claim(dyn_wg_scan[0], dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), dyn_wg_scan[2]);
-        if (claimed > 0u) {
+        if (claimed.count > 0u) {
             dyn_wg_idle = 0u;
-            dyn_wg_cmd[0] = DYN_CMD_CLAIM;
-            dyn_wg_cmd[2] = claimed;
+            dyn_wg_cmd = array<u32, 4>(DYN_CMD_CLAIM, claimed.first, claimed.count, claimed.shard);
             return;
         }
         let swept = dyn_sweep(me);
@@ -557,17 +559,17 @@ fn dyn_plan(me: u32) {
             window = groups;
             split_width = 2u * groups;
         }
-        var room = 0u;
+        var room = DynTickets(0u, 0u, 0u);
         if (hi - lo > split_width) {
             let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
             if (dyn_lend_budget(tail) > 0u) {
                 room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u));
             }
         }
-        if (room == 1u) {
+        if (room.count == 1u) {
             let mid = lo + (hi - lo) / 2u;
-            dyn_wg_split = dyn_wg_post[3] + 1u;
-            dyn_wg_split_shard = dyn_wg_post[5];
+            dyn_wg_split = room.first + 1u;
+            dyn_wg_split_shard = room.shard;
             // Copy the frame now: the stack above it may be rewritten before the split is published.
             for (var w = 0u; w < DYN_FRAME_WORDS; w++) {
                 dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + w] = atomicLoad(&dyn_arena[f + w]);
@@ -1007,9 +1009,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack.
-        let to_ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run));
-        let ticket = dyn_wg_post[3];
-        let shard = dyn_wg_post[5];
+        let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run));
+        let to_ring = ring.count;
         var kept = children - (to_ring - min(to_ring, keyed));
         var stacked = carries;
         if (base + carries + kept > DYN_STACK_FRAMES) {
@@ -1017,7 +1018,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             stacked = 0u;
             kept = 0u;
         }
-        dyn_wg_post = array<u32, 6>(stacked, to_ring, kept, ticket, base, shard);
+        dyn_wg_post = array<u32, 6>(stacked, to_ring, kept, ring.first, base, ring.shard);
         // One change of `pending` per batch, by the net amount: what this batch made minus the
         // frames it finished. It never reads 0 while work exists.
         let made = carries + children;
