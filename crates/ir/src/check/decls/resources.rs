@@ -146,7 +146,7 @@ impl<'a> Checker<'a> {
                         None
                     } else {
                         match elem {
-                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => match literal_for(&lit.text, s) {
+                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => match literal_for(lit, s) {
                                 Ok(t) => Some(t),
                                 Err(why) => {
                                     let d = Diagnostic::error(

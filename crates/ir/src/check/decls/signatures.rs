@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
                 }
             };
             let default = match (&p.default, ty) {
-                (Some(lit), Some(s)) => match literal_for(&lit.text, s) {
+                (Some(lit), Some(s)) => match literal_for(lit, s) {
                     Ok(t) => Some(t),
                     Err(why) => {
                         let d = Diagnostic::error(
