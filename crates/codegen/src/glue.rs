@@ -3,7 +3,7 @@
 
 use crate::layout::Layout;
 use crate::schedule::{Dispatch, Partition};
-use dyngc_ir::{EdgeKind, Program, RecursionStep, Scalar, SizeExpr, StageId, Ty};
+use dyngc_ir::{EdgeId, EdgeKind, IdVec, Program, RecursionStep, Scalar, SizeExpr, StageId, Ty};
 use dyngc_syntax::ast::ResourceKind;
 use std::fmt::Write;
 
@@ -87,7 +87,7 @@ fn pack(program: &Program, ty: &Ty, value: &str, sink: PayloadSink, next: &mut u
 }
 
 /// The function for spawn/become site `k`.
-pub fn site_fn(program: &Program, partition: &Partition, k: usize) -> String {
+pub fn site_fn(program: &Program, partition: &Partition, k: EdgeId) -> String {
     let edge = &program.edges[k];
     let target = &program.stages[edge.to];
     let payload_ty = target.payload.as_ref().map(|(_, t)| t);
@@ -223,9 +223,7 @@ impl Kernel {
     /// The stages whose units this kernel runs directly.
     fn roots(self, program: &Program, partition: &Partition) -> Vec<StageId> {
         match self {
-            Kernel::Persistent => (0..program.stages.len())
-                .filter(|&s| partition.queue(s).is_none())
-                .collect(),
+            Kernel::Persistent => program.stages.ids().filter(|&s| partition.queue(s).is_none()).collect(),
             Kernel::Dispatch(q) => vec![partition.dispatches[q].stage],
         }
     }
@@ -233,7 +231,7 @@ impl Kernel {
 
 /// The one-lane dispatched stages a fallback can run from units of `roots`, in id order.
 fn fallback_reach(program: &Program, partition: &Partition, roots: &[StageId]) -> Vec<StageId> {
-    let mut seen = vec![false; program.stages.len()];
+    let mut seen = program.stages.map(|_, _| false);
     let mut todo: Vec<StageId> = roots.to_vec();
     while let Some(s) = todo.pop() {
         for &k in &program.stages[s].sites {
@@ -244,7 +242,7 @@ fn fallback_reach(program: &Program, partition: &Partition, roots: &[StageId]) -
             }
         }
     }
-    (0..seen.len()).filter(|&t| seen[t]).collect()
+    seen.iter().filter(|&(_, &s)| s).map(|(t, _)| t).collect()
 }
 
 /// The statement (`indent` deep) running `kernel`'s fallback stack after a unit of any of
@@ -275,8 +273,8 @@ fn fallback_entries(program: &Program, partition: &Partition) -> u32 {
             0
         }
     };
-    let mut need = vec![0u32; program.stages.len()];
-    let deepest = |s: StageId, need: &[u32]| {
+    let mut need = program.stages.map(|_, _| 0u32);
+    let deepest = |s: StageId, need: &IdVec<StageId, u32>| {
         program.stages[s]
             .sites
             .iter()
@@ -290,7 +288,9 @@ fn fallback_entries(program: &Program, partition: &Partition) -> u32 {
     for d in partition.dispatches.iter().rev() {
         need[d.stage] = own(d.stage).saturating_add(deepest(d.stage, &need));
     }
-    (0..program.stages.len())
+    program
+        .stages
+        .ids()
         .map(|s| own(s).saturating_add(deepest(s, &need)))
         .max()
         .unwrap_or(0)
@@ -507,7 +507,7 @@ const EXECUTE_DEFAULT: &str =
 pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) -> String {
     let mut out = String::new();
     out.push_str("fn dyn_load_params() {\n");
-    for p in &program.params {
+    for p in program.params.values() {
         let _ = writeln!(out, "    {0} = dyn_params.{0};", p.name);
     }
     out.push_str("}\n\n");
@@ -564,8 +564,13 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
     // Dispatched stages run in their own kernels only.
     out.push_str("fn dyn_execute(stage: u32, index: u32) {\n    switch stage {\n");
-    let one_lane =
-        || (0..program.stages.len()).filter(|&s| program.stages[s].width == 1 && partition.queue(s).is_none());
+    let one_lane = || {
+        program
+            .stages
+            .iter()
+            .filter(|&(s, st)| st.width == 1 && partition.queue(s).is_none())
+            .map(|(s, _)| s)
+    };
     for id in one_lane() {
         let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
         let _ = writeln!(
@@ -580,7 +585,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // Wide units: every lane calls this from uniform control flow; the lanes of a group without
     // a unit run the body too (they must reach its barriers) with index 0 and a zero payload.
     out.push_str("fn dyn_execute_wide(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
-    for (id, stage) in program.stages.iter().enumerate().filter(|(_, s)| s.width > 1) {
+    for (id, stage) in program.stages.iter().filter(|(_, s)| s.width > 1) {
         let p = match &stage.payload {
             Some((_, ty)) => {
                 let _ = writeln!(
@@ -599,12 +604,12 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
         let _ = writeln!(out, "            dyn_stage_{}({p}, index);\n        }}", stage.name);
     }
     out.push_str(EXECUTE_DEFAULT);
-    let wide = (0..program.stages.len()).filter(|&s| program.stages[s].width > 1);
+    let wide = program.stages.iter().filter(|(_, s)| s.width > 1).map(|(s, _)| s);
     let run = run_fallback(program, partition, Kernel::Persistent, wide, "    ");
     let _ = write!(out, "{run}\n}}\n\n");
-    let per_stage = |name: &str, value: &dyn Fn(usize) -> u32, default: u32| {
+    let per_stage = |name: &str, value: &dyn Fn(StageId) -> u32, default: u32| {
         let mut f = format!("fn {name}(stage: u32) -> u32 {{\n    switch stage {{\n");
-        for id in 0..program.stages.len() {
+        for id in program.stages.ids() {
             let v = value(id);
             if v != default {
                 let _ = writeln!(f, "        case {id}u: {{\n            return {v}u;\n        }}");
@@ -619,7 +624,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     let _ = writeln!(
         out,
         "const DYN_WIDE: bool = {};\n",
-        program.stages.iter().any(|s| s.width > 1)
+        program.stages.values().any(|s| s.width > 1)
     );
     out.push_str(&per_stage("dyn_width", &|id| program.stages[id].width, 1));
 
@@ -637,10 +642,9 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     ));
 
     // Keyed marks: stages in id order, each ceil(domain / 32) words.
-    let keyed: Vec<(usize, String)> = program
+    let keyed: Vec<(StageId, String)> = program
         .stages
         .iter()
-        .enumerate()
         .filter_map(|(id, s)| {
             s.keyed
                 .as_ref()
@@ -651,7 +655,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
                 })
         })
         .collect();
-    let predicate = |out: &mut String, name: &str, ids: &mut dyn Iterator<Item = usize>| {
+    let predicate = |out: &mut String, name: &str, ids: &mut dyn Iterator<Item = StageId>| {
         let test: Vec<String> = ids.map(|id| format!("stage == {id}u")).collect();
         let test = if test.is_empty() {
             "false".into()
@@ -664,7 +668,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     predicate(
         &mut out,
         "dyn_becomes",
-        &mut (0..program.stages.len()).filter(|&id| program.stages[id].becomes),
+        &mut program.stages.iter().filter(|(_, s)| s.becomes).map(|(id, _)| id),
     );
     let offset = |upto: usize| -> String {
         let parts: Vec<&str> = keyed.iter().take(upto).map(|(_, w)| w.as_str()).collect();
@@ -704,13 +708,13 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
 /// window capacities.
 pub fn params_struct(program: &Program) -> String {
     let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_reserved: u32,\n");
-    for p in &program.params {
+    for p in program.params.values() {
         let _ = writeln!(out, "    {}: {},", p.name, p.ty.wgsl());
     }
     for r in length_slots(program) {
         let _ = writeln!(out, "    dyn_len_{}: u32,", r.name);
     }
-    for r in program.resources.iter().filter(|r| r.stream) {
+    for r in program.resources.values().filter(|r| r.stream) {
         let _ = writeln!(out, "    dyn_cap_{}: u32,", r.name);
     }
     out.push_str("}\n");
@@ -720,7 +724,7 @@ pub fn params_struct(program: &Program) -> String {
 /// Resources whose element count the host passes in the parameter uniform, after the user
 /// parameters, in declaration order.
 pub fn length_slots(program: &Program) -> impl Iterator<Item = &dyngc_ir::Resource> {
-    program.resources.iter().filter(|r| r.is_array)
+    program.resources.values().filter(|r| r.is_array)
 }
 
 /// True if some resource's WGSL access needs the binding declared read-write.

@@ -1,7 +1,7 @@
 //! Sizes and offsets of the executor, computed once per program. The same values are written
 //! as WGSL constants and into the manifest, so the two cannot disagree.
 
-use dyngc_ir::{EdgeKind, Program, Stage};
+use dyngc_ir::{EdgeKind, IdVec, Program, Stage, StageId};
 
 /// Threads per workgroup of the megakernel.
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -203,7 +203,7 @@ pub struct Layout {
     pub batch: u32,
     /// Units of each stage in one batch: `batch` for a one-lane stage; for a `@width(N)` stage,
     /// groups of N lanes (at most `WORKGROUP_SIZE / N`).
-    pub units: Vec<u32>,
+    pub units: IdVec<StageId, u32>,
     pub frame_words: u32,
     pub carry_cap: u32,
     pub child_cap: u32,
@@ -244,12 +244,12 @@ impl Layout {
             let most = |per_lane: &dyn Fn(&Stage) -> u32| {
                 program
                     .stages
-                    .iter()
+                    .values()
                     .map(|s| units(s, batch) * s.width.max(1) * per_lane(s))
                     .max()
                     .unwrap_or(0)
             };
-            let becomes = program.stages.iter().any(|s| s.becomes);
+            let becomes = program.stages.values().any(|s| s.becomes);
             (
                 if becomes { batch } else { 0 },
                 // A unit that finds no room in a stream window is staged again as a frame of
@@ -269,14 +269,14 @@ impl Layout {
         // per level of spawn depth, each at most the frames one batch pushes, plus slack.
         let generation = program
             .stages
-            .iter()
+            .values()
             .map(|s| units(s, batch) * s.width.max(1) * (s.max_spawns + u32::from(s.becomes)))
             .max()
             .unwrap_or(0)
             .max(batch);
         // A unit staged again for want of stream room sits one level above the frame it came
         // from: one more generation.
-        let streams = program.resources.iter().filter(|r| r.stream).count() as u32;
+        let streams = program.resources.values().filter(|r| r.stream).count() as u32;
         let levels = program.max_spawn_depth + 2 + u32::from(streams > 0);
         let stack_frames = levels * generation + 2 * batch;
         let queue_control = control("UNITS") + program.stages.len() as u32;
@@ -292,7 +292,7 @@ impl Layout {
         };
         Some(Layout {
             batch,
-            units: program.stages.iter().map(|s| units(s, batch)).collect(),
+            units: program.stages.map(|_, s| units(s, batch)),
             frame_words,
             carry_cap,
             child_cap,

@@ -260,7 +260,7 @@ fn limits(program: &Program, m: &Manifest, workgroup_memory: u32) -> art::Limits
 /// DYN0503, one per limit above WebGPU's defaults: a device created with the defaults (a
 /// browser's `requestDevice()`) refuses the pipelines or the buffers.
 fn limit_warnings(program: &Program, m: &Manifest) -> Vec<Diagnostic> {
-    let resource = |name: &str| program.resources.iter().find(|r| r.name == name);
+    let resource = |name: &str| program.resources.values().find(|r| r.name == name);
     let storage: Vec<&art::Binding> = m.bindings.iter().filter(|b| b.access != art::Access::Uniform).collect();
     m.limits
         .exceeding(&art::Limits::WEBGPU_DEFAULTS)
@@ -423,12 +423,12 @@ fn too_large(program: &Program) -> Diagnostic {
     let words = |s: &dyngc_ir::Stage| s.payload.as_ref().map_or(0, |(_, t)| t.words(&program.structs));
     let biggest = program
         .stages
-        .iter()
+        .values()
         .max_by_key(|s| words(s))
         .expect("a program has an entry stage");
     let spawners: Vec<&str> = program
         .stages
-        .iter()
+        .values()
         .filter(|s| s.max_spawns > 1)
         .map(|s| s.name.as_str())
         .collect();
@@ -477,7 +477,7 @@ impl ExecutorBindings {
     fn new(program: &Program) -> Self {
         let used: Vec<u32> = program
             .resources
-            .iter()
+            .values()
             .filter(|r| r.group == 0)
             .map(|r| r.binding)
             .collect();
@@ -486,7 +486,7 @@ impl ExecutorBindings {
         let params = next();
         let control = next();
         let arena = next();
-        let marks = program.stages.iter().any(|s| s.keyed.is_some()).then(&mut next);
+        let marks = program.stages.values().any(|s| s.keyed.is_some()).then(&mut next);
         ExecutorBindings {
             params,
             control,
@@ -620,7 +620,7 @@ fn manifest(
 ) -> Manifest {
     let mut bindings: Vec<art::Binding> = program
         .resources
-        .iter()
+        .values()
         .map(|r| art::Binding {
             name: r.name.clone(),
             group: r.group,
@@ -684,20 +684,18 @@ fn manifest(
     let params = program
         .params
         .iter()
-        .enumerate()
         .map(|(i, p)| art::ParamInfo {
             name: p.name.clone(),
             scalar: scalar_kind(p.ty),
-            offset: 16 + 4 * i as u32,
+            offset: 16 + 4 * i.index() as u32,
             default: p.default.map(|l| l.bits),
         })
         .collect();
     let stages = program
         .stages
         .iter()
-        .enumerate()
         .map(|(id, s)| art::StageInfo {
-            id: id as u32,
+            id: id.index() as u32,
             name: s.name.clone(),
             keyed: s.keyed.as_ref().map(|d| length_rule(program, d)),
             max_depth: s.max_depth,
@@ -727,7 +725,7 @@ fn manifest(
                 .enumerate()
                 .map(|(q, d)| art::Dispatch {
                     entry_point: glue::dispatch_entry_point(program, d),
-                    stage: d.stage as u32,
+                    stage: d.stage.index() as u32,
                     workgroup_size: d.workgroup_size,
                     indirect_args: layout.queue_control + q as u32 * layout::QUEUE_WORDS,
                 })
@@ -736,7 +734,7 @@ fn manifest(
         // Filled in by `limits` once the module is known.
         limits: art::Limits::default(),
         entry: art::EntryInfo {
-            stage: program.entry.stage as u32,
+            stage: program.entry.stage.index() as u32,
             count: length_rule(program, &program.entry.count),
         },
         bindings,

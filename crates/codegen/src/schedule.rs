@@ -2,7 +2,7 @@
 //! (`--schedule partitioned`, docs/executor.md "Partitioned schedule").
 
 pub use dyngc_artifact::Schedule;
-use dyngc_ir::{Program, StageId};
+use dyngc_ir::{IdVec, Program, StageId};
 use petgraph::visit::{NodeFiltered, Reversed, Walker};
 
 /// Workgroup size of a dispatched stage that spawns nothing: no staging to share, so lanes are cheap.
@@ -65,11 +65,11 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
     let graph = &program.graph;
     let on_cycle = |s: StageId| {
         let scc = program.stages[s].scc;
-        program.edges.iter().any(|e| e.from == s && e.to == s)
-            || program.stages.iter().enumerate().any(|(t, st)| t != s && st.scc == scc)
+        program.edges.values().any(|e| e.from == s && e.to == s)
+            || program.stages.iter().any(|(t, st)| t != s && st.scc == scc)
     };
-    let mut persistent = vec![false; program.stages.len()];
-    let keep_with_ancestors = |node, persistent: &mut Vec<bool>| {
+    let mut persistent = program.stages.map(|_, _| false);
+    let keep_with_ancestors = |node, persistent: &mut IdVec<StageId, bool>| {
         for ancestor in petgraph::visit::Dfs::new(Reversed(graph), node).iter(Reversed(graph)) {
             persistent[graph[ancestor]] = true;
         }

@@ -14,11 +14,11 @@
 //! flag: workers leave the launch, and the host drains the windows and launches again.
 
 use crate::layout::Layout;
-use dyngc_ir::{Program, StageId};
+use dyngc_ir::{Program, ResourceId, StageId};
 use std::fmt::Write;
 
 /// The stream index `j` of resource `r`.
-fn stream_index(program: &Program, r: usize) -> u32 {
+fn stream_index(program: &Program, r: ResourceId) -> u32 {
     program
         .streams()
         .iter()
@@ -32,7 +32,7 @@ fn stream_index(program: &Program, r: usize) -> u32 {
 pub const EMIT_BUFFER_WORDS: u32 = 512;
 
 /// The buffer's length in elements if stream `r` is buffered.
-fn buffered(program: &Program, r: usize) -> Option<u32> {
+fn buffered(program: &Program, r: ResourceId) -> Option<u32> {
     let most = min_capacity(program, r);
     let words = program.resources[r].elem.words(&program.structs);
     (most.saturating_mul(words) <= EMIT_BUFFER_WORDS).then_some(most)
@@ -40,7 +40,7 @@ fn buffered(program: &Program, r: usize) -> Option<u32> {
 
 /// `fn dyn_emit_R(v: T)`: appends `v` to the unit's elements of stream `r`, within its
 /// reservation: into the lane's buffer, or straight into its sub-window.
-pub fn emit_fn(program: &Program, r: usize) -> String {
+pub fn emit_fn(program: &Program, r: ResourceId) -> String {
     let j = stream_index(program, r);
     let res = &program.resources[r];
     let append = match buffered(program, r) {
@@ -71,8 +71,10 @@ pub fn emit_fn(program: &Program, r: usize) -> String {
 
 /// The most elements one unit of any stage may emit into stream `r` (at least 1): a window
 /// smaller than this could never start that unit.
-pub fn min_capacity(program: &Program, r: usize) -> u32 {
-    (0..program.stages.len())
+pub fn min_capacity(program: &Program, r: ResourceId) -> u32 {
+    program
+        .stages
+        .ids()
         .map(|s| program.max_emit(s, r))
         .max()
         .unwrap_or(0)

@@ -144,7 +144,7 @@ pub fn dot(program: &Program) -> String {
         quote(&entry_label)
     );
 
-    for (i, s) in program.stages.iter().enumerate() {
+    for (i, s) in program.stages.iter() {
         let mut lines = Vec::new();
         if let Some(k) = &s.keyed {
             lines.push(format!("@keyed({})", size_expr(program, k)));
@@ -187,7 +187,7 @@ pub fn dot(program: &Program) -> String {
         );
     }
 
-    for e in &program.edges {
+    for e in program.edges.values() {
         let attrs = match e.kind {
             EdgeKind::Spawn => String::new(),
             EdgeKind::FanOut => {

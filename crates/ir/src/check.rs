@@ -20,7 +20,7 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-use crate::{Checked, Program};
+use crate::{Checked, IdVec, ParamId, Program, ResourceId, StageId, StructId};
 use dyngc_syntax::ast::{self, Span};
 use dyngc_syntax::Diagnostic;
 use std::collections::HashMap;
@@ -74,11 +74,11 @@ fn cap_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
 /// What a top-level name refers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GlobalKind {
-    Resource(usize),
-    Param(usize),
-    Struct(usize),
+    Resource(ResourceId),
+    Param(ParamId),
+    Struct(StructId),
     Helper(ast::WgslItemKind),
-    Stage(usize),
+    Stage(StageId),
 }
 
 impl GlobalKind {
@@ -111,11 +111,11 @@ struct Checker<'a> {
     diags: Vec<Diagnostic>,
     /// First definition of every top-level name.
     globals: HashMap<&'a str, Global>,
-    structs: Vec<&'a ast::StructDecl>,
-    resources: Vec<&'a ast::Resource>,
-    params: Vec<&'a ast::Param>,
+    structs: IdVec<StructId, &'a ast::StructDecl>,
+    resources: IdVec<ResourceId, &'a ast::Resource>,
+    params: IdVec<ParamId, &'a ast::Param>,
     helpers: Vec<&'a ast::WgslItem>,
-    stages: Vec<&'a ast::Stage>,
+    stages: IdVec<StageId, &'a ast::Stage>,
     entries: Vec<&'a ast::Entry>,
     /// How many "did you mean" searches were made.
     suggestions: usize,
@@ -130,11 +130,11 @@ impl<'a> Checker<'a> {
             file,
             diags: Vec::new(),
             globals: HashMap::new(),
-            structs: Vec::new(),
-            resources: Vec::new(),
-            params: Vec::new(),
+            structs: IdVec::default(),
+            resources: IdVec::default(),
+            params: IdVec::default(),
             helpers: Vec::new(),
-            stages: Vec::new(),
+            stages: IdVec::default(),
             entries: Vec::new(),
             suggestions: 0,
         }
@@ -205,14 +205,14 @@ impl<'a> Checker<'a> {
             return None;
         }
         let entry = entry?;
-        let mut stages = Vec::with_capacity(self.stages.len());
-        for (i, (sig, st)) in sigs.into_iter().zip(&self.stages).enumerate() {
-            stages.push(crate::Stage {
+        let stages = sigs.map(|i, sig| {
+            let st = self.stages[i];
+            crate::Stage {
                 name: st.name.name.clone(),
-                payload: sig.payload,
-                index: sig.index,
-                keyed: sig.keyed,
-                max_depth: sig.max_depth.map(|(d, _)| d),
+                payload: sig.payload.clone(),
+                index: sig.index.clone(),
+                keyed: sig.keyed.clone(),
+                max_depth: sig.max_depth.as_ref().map(|(d, _)| *d),
                 width: sig.width.as_ref().map_or(1, |(w, _)| *w),
                 body: st.body.clone(),
                 sites: bodies.sites[i].clone(),
@@ -220,40 +220,40 @@ impl<'a> Checker<'a> {
                 becomes: bodies.becomes[i],
                 emits: bodies.emits[i].clone(),
                 max_emits: bodies.max_emits[i].clone(),
-                scc: graph.scc[i],
-                recursion: graph.recursion[i],
+                scc: graph.scc[i.index()],
+                recursion: graph.recursion[i.index()],
                 span: st.span.clone(),
-            });
-        }
+            }
+        });
         let mut edges = bodies.edges;
-        for (e, step) in edges.iter_mut().zip(&graph.steps) {
+        for (e, step) in edges.values_mut().zip(&graph.steps) {
             e.recursion = *step;
         }
         let mut g = petgraph::graph::DiGraph::new();
-        for i in 0..stages.len() {
+        for i in stages.ids() {
             g.add_node(i);
         }
-        for (k, e) in edges.iter().enumerate() {
+        for (k, e) in edges.iter() {
             g.add_edge(
-                petgraph::graph::NodeIndex::new(e.from),
-                petgraph::graph::NodeIndex::new(e.to),
+                petgraph::graph::NodeIndex::new(e.from.index()),
+                petgraph::graph::NodeIndex::new(e.to.index()),
                 k,
             );
         }
         let max_frames_per_unit = stages
-            .iter()
+            .values()
             .map(|s| s.max_spawns.saturating_add(u32::from(s.becomes)))
             .max()
             .unwrap_or(0)
             .max(1);
         // `Ty::words` without recursion or overflow.
         let words = |ty: &crate::Ty| match ty {
-            crate::Ty::Struct(i) => structs.words.get(*i).copied().unwrap_or(0),
+            crate::Ty::Struct(i) => structs.words.get(i.index()).copied().unwrap_or(0),
             crate::Ty::Vector(n, _) => u64::from(*n),
             _ => 1,
         };
         let max_payload_words = stages
-            .iter()
+            .values()
             .filter_map(|s| s.payload.as_ref())
             .map(|(_, ty)| u32::try_from(words(ty)).unwrap_or(u32::MAX))
             .max()
@@ -281,7 +281,7 @@ impl<'a> Checker<'a> {
             max_payload_words,
         };
         let until = program.entry.until.clone();
-        let naga = validate::validate(&program, until.as_ref(), &self.stages, &self.helpers);
+        let naga = validate::validate(&program, until.as_ref(), self.stages.raw(), &self.helpers);
         self.diags.extend(naga);
         if self.has_errors() {
             None

@@ -18,30 +18,29 @@ use dyngc_syntax::Diagnostic;
 pub mod wgsl;
 
 mod check;
+mod id;
 
 pub use check::check;
-
-/// Index into [`Program::stages`].
-pub type StageId = usize;
+pub use id::{EdgeId, Id, IdVec, ParamId, ResourceId, StageId, StructId};
 
 #[derive(Clone, Debug)]
 pub struct Program {
     pub name: String,
     /// The `.dyn` source; bodies and helpers are spans into it.
     pub source: String,
-    pub structs: Vec<StructDef>,
-    pub resources: Vec<Resource>,
-    pub params: Vec<Param>,
+    pub structs: IdVec<StructId, StructDef>,
+    pub resources: IdVec<ResourceId, Resource>,
+    pub params: IdVec<ParamId, Param>,
     /// File-scope WGSL items (`fn`, `const`, `alias`, `var<workgroup>`) in source order, copied
     /// verbatim.
     pub helpers: Vec<Span>,
     /// The `var<workgroup>` items among the helpers: (name, declaration).
     pub workgroup_vars: Vec<(String, Span)>,
-    pub stages: Vec<Stage>,
+    pub stages: IdVec<StageId, Stage>,
     /// One edge per `spawn`/`become` site, in source order.
-    pub edges: Vec<Edge>,
-    /// The stage graph: node weight = stage, edge weight = index into `edges`.
-    pub graph: petgraph::graph::DiGraph<StageId, usize>,
+    pub edges: IdVec<EdgeId, Edge>,
+    /// The stage graph: node weight = stage (node `i` is stage `i`), edge weight = its site.
+    pub graph: petgraph::graph::DiGraph<StageId, EdgeId>,
     pub entry: Entry,
     /// Upper bound on nested non-keyed spawns along any chain of work, counting from any stage.
     pub max_spawn_depth: u32,
@@ -52,16 +51,17 @@ pub struct Program {
 }
 
 impl Program {
-    /// The stream outputs, as indices into [`Program::resources`], in declaration order (stream
-    /// `j` of the executor is `streams()[j]`).
-    pub fn streams(&self) -> Vec<usize> {
-        (0..self.resources.len())
-            .filter(|&r| self.resources[r].stream)
+    /// The stream outputs, in declaration order (stream `j` of the executor is `streams()[j]`).
+    pub fn streams(&self) -> Vec<ResourceId> {
+        self.resources
+            .iter()
+            .filter(|(_, r)| r.stream)
+            .map(|(id, _)| id)
             .collect()
     }
 
     /// The most elements one unit of `stage` may emit into resource `stream` (0: none).
-    pub fn max_emit(&self, stage: StageId, stream: usize) -> u32 {
+    pub fn max_emit(&self, stage: StageId, stream: ResourceId) -> u32 {
         self.stages[stage]
             .max_emits
             .iter()
@@ -77,8 +77,7 @@ pub enum Ty {
     /// `vecN<T>` (also the `vec3f` spellings), N in 2..=4.
     Vector(u8, Scalar),
     Atomic(Scalar),
-    /// Index into [`Program::structs`].
-    Struct(usize),
+    Struct(StructId),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -146,10 +145,9 @@ pub struct Param {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeExpr {
     Int(u64),
-    /// Element count of `resources[i]`.
-    Len(usize),
-    /// `params[i]`.
-    Param(usize),
+    /// Element count of a resource.
+    Len(ResourceId),
+    Param(ParamId),
     Binary(ast::BinOp, Box<SizeExpr>, Box<SizeExpr>),
 }
 
@@ -199,8 +197,8 @@ pub struct Stage {
     /// `@width(N)`: lanes cooperating on one unit (a power of two, 2..=64); 1 without it.
     pub width: u32,
     pub body: ast::Block,
-    /// Indices into [`Program::edges`] of the sites in this body.
-    pub sites: Vec<usize>,
+    /// The sites in this body, in source order.
+    pub sites: Vec<EdgeId>,
     /// Non-keyed spawns one unit can make (constant loop trip counts multiplied in).
     pub max_spawns: u32,
     /// True if the body contains a `become`.
@@ -210,7 +208,7 @@ pub struct Stage {
     /// Per stream this stage emits into: (resource, most elements one unit may emit), declared
     /// with `@max_emit` or counted from the body. The executor reserves that room before it
     /// starts a unit.
-    pub max_emits: Vec<(usize, u32)>,
+    pub max_emits: Vec<(ResourceId, u32)>,
     /// Strongly connected component of the stage graph this stage belongs to.
     pub scc: usize,
     /// Recursion counter rule for this stage's SCC: `Some((annotated stage, D))` when the SCC
@@ -222,8 +220,8 @@ pub struct Stage {
 /// `emit stream(value);` in a stage body.
 #[derive(Clone, Debug)]
 pub struct EmitSite {
-    /// Index into [`Program::resources`] (a stream).
-    pub stream: usize,
+    /// A stream output.
+    pub stream: ResourceId,
     pub value: Span,
     /// The whole statement.
     pub span: Span,
@@ -308,7 +306,7 @@ impl std::ops::Deref for Executable {
 
 impl Ty {
     /// Size in 32-bit words when packed into a work item (no padding).
-    pub fn words(&self, structs: &[StructDef]) -> u32 {
+    pub fn words(&self, structs: &IdVec<StructId, StructDef>) -> u32 {
         match self {
             Ty::Scalar(_) | Ty::Atomic(_) => 1,
             Ty::Vector(n, _) => *n as u32,
@@ -317,7 +315,7 @@ impl Ty {
     }
 
     /// The WGSL spelling.
-    pub fn wgsl(&self, structs: &[StructDef]) -> String {
+    pub fn wgsl(&self, structs: &IdVec<StructId, StructDef>) -> String {
         match self {
             Ty::Scalar(s) => s.wgsl().to_string(),
             Ty::Vector(n, s) => format!("vec{n}<{}>", s.wgsl()),

@@ -6,7 +6,7 @@
 //! followed by `return;`; `emit r(v);` becomes `dyn_emit_R(v)`. Stage `s` becomes `fn dyn_stage_s(payload, index)`. User names never
 //! start with `dyn_` (the checker rejects that), so generated names cannot collide.
 
-use crate::{Program, Stage};
+use crate::{EdgeId, Program, ResourceId, Stage};
 use dyngc_syntax::ast::Span;
 use std::fmt::Write;
 use std::ops::Range;
@@ -70,11 +70,11 @@ impl ModuleText {
 pub fn user_module(
     program: &Program,
     out: &mut ModuleText,
-    site_fn: &dyn Fn(usize) -> String,
-    emit_fn: &dyn Fn(usize) -> String,
+    site_fn: &dyn Fn(EdgeId) -> String,
+    emit_fn: &dyn Fn(ResourceId) -> String,
 ) {
     user_declarations(program, out, site_fn, emit_fn);
-    for stage in &program.stages {
+    for stage in program.stages.values() {
         stage_fn(program, stage, out);
     }
 }
@@ -91,18 +91,18 @@ pub const LANE_BUILTINS: &[&str] = &["dyn_lane", "dyn_group", "dyn_active"];
 pub fn user_declarations(
     program: &Program,
     out: &mut ModuleText,
-    site_fn: &dyn Fn(usize) -> String,
-    emit_fn: &dyn Fn(usize) -> String,
+    site_fn: &dyn Fn(EdgeId) -> String,
+    emit_fn: &dyn Fn(ResourceId) -> String,
 ) {
     let src = &program.source;
-    for s in &program.structs {
+    for s in program.structs.values() {
         out.push(&format!("struct {} {{\n", s.name));
         for (name, ty) in &s.fields {
             out.push(&format!("    {name}: {},\n", ty.wgsl(&program.structs)));
         }
         out.push("}\n\n");
     }
-    for r in &program.resources {
+    for r in program.resources.values() {
         let access = match r.kind {
             dyngc_syntax::ast::ResourceKind::Input => "read",
             _ => "read_write",
@@ -120,7 +120,7 @@ pub fn user_declarations(
             binding_var(r)
         ));
     }
-    for p in &program.params {
+    for p in program.params.values() {
         out.push(&format!("var<private> {}: {};\n", p.name, p.ty.wgsl()));
     }
     // The executor sets the round before it runs units or the `until` block.
@@ -142,7 +142,7 @@ pub fn user_declarations(
         out.copy(src, span.clone());
         out.push("\n\n");
     }
-    for k in 0..program.edges.len() {
+    for k in program.edges.ids() {
         out.push(&site_fn(k));
         out.push("\n");
     }
@@ -154,7 +154,7 @@ pub fn user_declarations(
 
 /// `fn dyn_emit_R(v: T)`, the function an `emit` into stream resource `r` calls (its body
 /// follows: empty for the checker, the executor's append for the generator).
-pub fn emit_signature(program: &Program, r: usize) -> String {
+pub fn emit_signature(program: &Program, r: ResourceId) -> String {
     format!(
         "fn dyn_emit_{r}(v: {})",
         program.resources[r].elem.wgsl(&program.structs)
@@ -191,7 +191,7 @@ pub fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
 /// `stage.emits`; no site contains another, so merging the two by position is source order.
 fn block(program: &Program, stage: &Stage, out: &mut ModuleText) {
     enum Lowered<'p> {
-        Site(usize),
+        Site(EdgeId),
         Emit(&'p crate::EmitSite),
     }
     let src = &program.source;

@@ -87,11 +87,49 @@ pub struct TypeExpr {
     pub span: Span,
 }
 
-/// A literal as written (`25`, `0xFFFFFFFFu`, `1.5`, `-3i`), kept as text.
+/// A fill value or parameter default (`25`, `0xFFFFFFFFu`, `1.5`, `-3i`, `true`), read once by
+/// the parser.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Literal {
+    pub value: LiteralValue,
+    /// As written, the sign joined to the number (`-3i` for `- 3i`): what diagnostics quote.
     pub text: String,
     pub span: Span,
+}
+
+/// A literal's value. As in WGSL, a number without a suffix is abstract (its type comes from
+/// where it is used); numbers keep their sign apart, so that `-0` and `-2147483648i` check exactly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LiteralValue {
+    Bool(bool),
+    /// WGSL's AbstractInt range: magnitudes up to 64 bits.
+    Int {
+        negative: bool,
+        magnitude: u64,
+        suffix: Option<IntSuffix>,
+    },
+    /// WGSL's AbstractFloat: a finite `f64`.
+    Float {
+        negative: bool,
+        magnitude: f64,
+        suffix: Option<FloatSuffix>,
+    },
+    /// A number the syntax could not read; the parse reported it (DYN0005).
+    Invalid,
+}
+
+/// `u` (`u32`) or `i` (`i32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntSuffix {
+    U,
+    I,
+}
+
+/// `f` (`f32`) or `h` (`f16`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatSuffix {
+    F,
+    H,
 }
 
 /// Host-evaluable integer expression: sizes, counts, key domains, bounds.

@@ -265,7 +265,7 @@ fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
 
-fn is_ident_continue(b: u8) -> bool {
+pub(crate) fn is_ident_continue(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
@@ -622,82 +622,9 @@ impl Lexer<'_> {
 
     fn number(&mut self) {
         let start = self.pos;
-        let mut is_int = true;
-        let mut problem: Option<(String, Option<&'static str>)> = None;
-        let hex = self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X');
-        if hex {
-            self.pos += 2;
-            let mut digits = 0;
-            while self.peek(0).is_ascii_hexdigit() {
-                self.pos += 1;
-                digits += 1;
-            }
-            if self.peek(0) == b'.' {
-                is_int = false;
-                self.pos += 1;
-                while self.peek(0).is_ascii_hexdigit() {
-                    self.pos += 1;
-                    digits += 1;
-                }
-            }
-            if matches!(self.peek(0), b'p' | b'P') {
-                is_int = false;
-                self.exponent(&mut problem);
-            }
-            if digits == 0 {
-                problem = Some((
-                    "hexadecimal literal without digits".into(),
-                    Some("write at least one hex digit after `0x`"),
-                ));
-            }
-        } else {
-            let int_start = self.pos;
-            while self.peek(0).is_ascii_digit() {
-                self.pos += 1;
-            }
-            let int_digits = self.pos - int_start;
-            if self.peek(0) == b'.' {
-                is_int = false;
-                self.pos += 1;
-                while self.peek(0).is_ascii_digit() {
-                    self.pos += 1;
-                }
-            }
-            if matches!(self.peek(0), b'e' | b'E') {
-                is_int = false;
-                self.exponent(&mut problem);
-            }
-            if is_int && int_digits > 1 && self.bytes[int_start] == b'0' {
-                problem = Some((
-                    "decimal literal with a leading zero".into(),
-                    Some(
-                        "WGSL does not allow leading zeros; octal literals do not exist, write the number without them",
-                    ),
-                ));
-            }
-        }
-        // Suffix: every identifier character right after the number.
-        let suffix_start = self.pos;
-        while is_ident_continue(self.peek(0)) {
-            self.pos += 1;
-        }
-        let suffix = &self.src[suffix_start..self.pos];
-        let mut tok = if is_int { Tok::Int } else { Tok::Float };
-        match suffix {
-            "" => {}
-            "u" | "i" if is_int => {}
-            "f" | "h" if !hex => tok = Tok::Float,
-            "f" | "h" if !is_int => {}
-            _ => {
-                if problem.is_none() {
-                    problem = Some((
-                        format!("invalid suffix `{suffix}` on a number literal"),
-                        Some("integer literals take the suffix `u` or `i`, float literals `f` or `h`"),
-                    ));
-                }
-            }
-        }
-        if let Some((message, hint)) = problem {
+        let scan = crate::number::scan(self.src, start);
+        self.pos = scan.end;
+        if let Some((message, hint)) = scan.problem {
             let mut d = Diagnostic::error(codes::DYN0005, message, start..self.pos, "invalid literal");
             if let Some(h) = hint {
                 d = d.with_hint(h);
@@ -705,24 +632,7 @@ impl Lexer<'_> {
             self.flush_invalid();
             self.out.diagnostics.push(d);
         }
-        self.push(tok, start, self.pos);
-    }
-
-    /// At `e`/`E`/`p`/`P`: consumes the exponent, reporting a missing digit sequence.
-    fn exponent(&mut self, problem: &mut Option<(String, Option<&'static str>)>) {
-        self.pos += 1;
-        if matches!(self.peek(0), b'+' | b'-') {
-            self.pos += 1;
-        }
-        if !self.peek(0).is_ascii_digit() {
-            *problem = Some((
-                "exponent without digits".into(),
-                Some("write the exponent as in `1e-3` or `0x1p4`"),
-            ));
-        }
-        while self.peek(0).is_ascii_digit() {
-            self.pos += 1;
-        }
+        self.push(if scan.is_int { Tok::Int } else { Tok::Float }, start, self.pos);
     }
 
     /// Lexes punctuation; returns false for a character that is not valid.

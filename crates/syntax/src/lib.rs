@@ -22,6 +22,7 @@ pub mod ast;
 pub mod codes;
 pub mod diagnostic;
 mod lexer;
+mod number;
 mod parser;
 
 pub use diagnostic::{Diagnostic, Label, Severity};

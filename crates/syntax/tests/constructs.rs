@@ -121,21 +121,43 @@ fn resources() {
 
 #[test]
 fn literals() {
-    for (lit, expected) in [
-        ("25", "25"),
-        ("25u", "25u"),
-        ("-3i", "-3i"),
-        ("- 3i", "-3i"),
-        ("0xFFFFFFFFu", "0xFFFFFFFFu"),
-        ("1.5", "1.5"),
-        ("1e-3", "1e-3"),
-        ("2.0f", "2.0f"),
-        ("-0.5", "-0.5"),
-        (".5", ".5"),
-        ("1.", "1."),
-        ("0x1.8p3", "0x1.8p3"),
-        ("true", "true"),
-        ("false", "false"),
+    let int = |negative, magnitude, suffix| LiteralValue::Int {
+        negative,
+        magnitude,
+        suffix,
+    };
+    let float = |negative, magnitude, suffix| LiteralValue::Float {
+        negative,
+        magnitude,
+        suffix,
+    };
+    for (lit, expected, value) in [
+        ("25", "25", int(false, 25, None)),
+        ("25u", "25u", int(false, 25, Some(IntSuffix::U))),
+        ("-3i", "-3i", int(true, 3, Some(IntSuffix::I))),
+        ("- 3i", "-3i", int(true, 3, Some(IntSuffix::I))),
+        (
+            "0xFFFFFFFFu",
+            "0xFFFFFFFFu",
+            int(false, 0xFFFF_FFFF, Some(IntSuffix::U)),
+        ),
+        (
+            "18446744073709551615",
+            "18446744073709551615",
+            int(false, u64::MAX, None),
+        ),
+        ("1.5", "1.5", float(false, 1.5, None)),
+        ("1e-3", "1e-3", float(false, 1e-3, None)),
+        ("2.0f", "2.0f", float(false, 2.0, Some(FloatSuffix::F))),
+        ("2f", "2f", float(false, 2.0, Some(FloatSuffix::F))),
+        ("1h", "1h", float(false, 1.0, Some(FloatSuffix::H))),
+        ("-0.5", "-0.5", float(true, 0.5, None)),
+        (".5", ".5", float(false, 0.5, None)),
+        ("1.", "1.", float(false, 1.0, None)),
+        ("0x1.8p3", "0x1.8p3", float(false, 12.0, None)),
+        ("0x1p-2f", "0x1p-2f", float(false, 0.25, Some(FloatSuffix::F))),
+        ("true", "true", LiteralValue::Bool(true)),
+        ("false", "false", LiteralValue::Bool(false)),
     ] {
         let src = format!("param p: f32 = {lit};");
         let file = parse_ok(&src);
@@ -143,8 +165,42 @@ fn literals() {
             [Item::Param(p)] => {
                 let d = p.default.as_ref().unwrap();
                 assert_eq!(d.text, expected);
+                assert_eq!(d.value, value, "{lit}");
                 assert_eq!(text(&src, &d.span), lit);
             }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A well-formed number beyond WGSL's abstract types is a syntax error where it is written; a
+/// malformed one is reported once, by the lexer.
+#[test]
+fn unreadable_literals() {
+    for (lit, message, at) in [
+        (
+            "18446744073709551616",
+            "integer literal `18446744073709551616` is too large",
+            "18446744073709551616",
+        ),
+        (
+            "-0x10000000000000000u",
+            "integer literal `0x10000000000000000u` is too large",
+            "0x10000000000000000u",
+        ),
+        ("1e999", "float literal `1e999` is too large", "1e999"),
+        ("0x1p99999f", "float literal `0x1p99999f` is too large", "0x1p99999f"),
+        ("012", "decimal literal with a leading zero", "012"),
+        ("1e+", "exponent without digits", "1e+"),
+    ] {
+        let src = format!("param p: f32 = {lit};");
+        let ds = parse_err(&src);
+        assert_eq!(codes(&ds), ["DYN0005"], "{lit}");
+        assert_eq!(ds[0].message, message);
+        assert_eq!(text(&src, &ds[0].primary.span), at);
+        let file = dyngc_syntax::parse(&src).file;
+        match &file.items[..] {
+            [Item::Param(p)] => assert_eq!(p.default.as_ref().unwrap().value, LiteralValue::Invalid),
             other => panic!("{other:?}"),
         }
     }

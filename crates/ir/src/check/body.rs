@@ -2,7 +2,7 @@
 
 use super::decls::StageSig;
 use super::{lex, Checker, GlobalKind};
-use crate::{Edge, EdgeKind, EmitSite, RecursionStep};
+use crate::{Edge, EdgeId, EdgeKind, EmitSite, IdVec, RecursionStep, ResourceId, StageId};
 use dyngc_syntax::ast::{self, Span, Stmt};
 use dyngc_syntax::codes::*;
 use dyngc_syntax::Diagnostic;
@@ -22,12 +22,12 @@ const BARRIERS: &[&str] = &[
 
 /// Edges and per-stage facts from the bodies.
 pub(super) struct Bodies {
-    pub edges: Vec<Edge>,
-    pub sites: Vec<Vec<usize>>,
-    pub max_spawns: Vec<u32>,
-    pub becomes: Vec<bool>,
-    pub emits: Vec<Vec<EmitSite>>,
-    pub max_emits: Vec<Vec<(usize, u32)>>,
+    pub edges: IdVec<EdgeId, Edge>,
+    pub sites: IdVec<StageId, Vec<EdgeId>>,
+    pub max_spawns: IdVec<StageId, u32>,
+    pub becomes: IdVec<StageId, bool>,
+    pub emits: IdVec<StageId, Vec<EmitSite>>,
+    pub max_emits: IdVec<StageId, Vec<(ResourceId, u32)>>,
 }
 
 /// One `emit` statement with the loops around it.
@@ -188,17 +188,17 @@ fn walk<'a>(exits: &[usize], stmts: &'a [Stmt], around: &Around, out: &mut (Vec<
 }
 
 impl<'a> Checker<'a> {
-    pub(super) fn check_bodies(&mut self, sigs: &[StageSig]) -> Bodies {
+    pub(super) fn check_bodies(&mut self, sigs: &IdVec<StageId, StageSig>) -> Bodies {
         let stages = self.stages.clone();
         let mut bodies = Bodies {
-            edges: Vec::new(),
-            sites: Vec::new(),
-            max_spawns: Vec::new(),
-            becomes: Vec::new(),
-            emits: Vec::new(),
-            max_emits: Vec::new(),
+            edges: IdVec::default(),
+            sites: IdVec::default(),
+            max_spawns: IdVec::default(),
+            becomes: IdVec::default(),
+            emits: IdVec::default(),
+            max_emits: IdVec::default(),
         };
-        for (from, st) in stages.iter().enumerate() {
+        for (from, st) in stages.iter() {
             let (sites, emits) = collect_sites(self.src, &st.body);
             let (emits, max_emits) = self.check_emits(st, &sigs[from], &emits);
             bodies.emits.push(emits);
@@ -253,8 +253,7 @@ impl<'a> Checker<'a> {
                 }
                 let Some(to) = target else { continue };
                 let kind = self.site_kind(site, stages[to], &sigs[to]);
-                indices.push(bodies.edges.len());
-                bodies.edges.push(Edge {
+                let edge = bodies.edges.push(Edge {
                     kind,
                     from,
                     to,
@@ -264,6 +263,7 @@ impl<'a> Checker<'a> {
                     conditional: site.conditional,
                     recursion: RecursionStep::Keep,
                 });
+                indices.push(edge);
             }
             let max_spawns = u32::try_from(spawns).unwrap_or(u32::MAX);
             if max_spawns > MAX_SPAWNS_PER_UNIT {
@@ -294,11 +294,16 @@ impl<'a> Checker<'a> {
     /// The emit sites of stage `st` and, per stream it emits into, the most elements one unit
     /// may emit: its `@max_emit`, else the count (each emit once, branches added, constant loops
     /// multiplied), DYN0211 when neither exists or it is too large.
-    fn check_emits(&mut self, st: &ast::Stage, sig: &StageSig, emits: &[EmitAt]) -> (Vec<EmitSite>, Vec<(usize, u32)>) {
+    fn check_emits(
+        &mut self,
+        st: &ast::Stage,
+        sig: &StageSig,
+        emits: &[EmitAt],
+    ) -> (Vec<EmitSite>, Vec<(ResourceId, u32)>) {
         let mut sites = Vec::new();
         // Per stream: (resource, counted maximum, first emit in a loop without a constant count).
         type Unbounded = Option<(Span, OpenLoop)>;
-        let mut counted: Vec<(usize, u64, Unbounded)> = Vec::new();
+        let mut counted: Vec<(ResourceId, u64, Unbounded)> = Vec::new();
         for at in emits {
             let e = at.emit;
             let stream = match self.lookup(&e.stream.name, |k| matches!(k, GlobalKind::Resource(_))) {

@@ -3,7 +3,8 @@
 use super::body::Bodies;
 use super::decls::StageSig;
 use super::Checker;
-use crate::{Edge, EdgeKind, Entry, RecursionStep};
+use crate::id::sealed::FromIndex;
+use crate::{Edge, EdgeKind, Entry, IdVec, RecursionStep, StageId};
 use dyngc_syntax::codes::*;
 use dyngc_syntax::Diagnostic;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -12,9 +13,10 @@ use std::collections::{HashMap, VecDeque};
 /// Largest `@max_depth` bound accepted.
 pub(crate) const MAX_DEPTH_LIMIT: u32 = 64;
 
+/// Per stage and per edge by position (the algorithms here work on positions).
 pub(super) struct GraphInfo {
     pub scc: Vec<usize>,
-    pub recursion: Vec<Option<(usize, u32)>>,
+    pub recursion: Vec<Option<(StageId, u32)>>,
     pub steps: Vec<RecursionStep>,
     pub max_spawn_depth: u32,
 }
@@ -54,7 +56,7 @@ type WeightedEdge = (usize, usize, u64);
 /// the subgraph alone, so checking every component costs linear time overall.
 fn find_cycle(members: &[usize], ks: &[usize], edges: &[Edge], must: &dyn Fn(usize) -> bool) -> Option<Vec<usize>> {
     let local: HashMap<usize, usize> = members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
-    let ends = |k: usize| Some((*local.get(&edges[k].from)?, *local.get(&edges[k].to)?));
+    let ends = |k: usize| Some((*local.get(&edges[k].from.index())?, *local.get(&edges[k].to.index())?));
     let ks: Vec<(usize, usize, usize)> = ks.iter().filter_map(|&k| ends(k).map(|(a, b)| (k, a, b))).collect();
     let n = members.len();
     let (comp, _) = components(n, ks.iter().map(|&(_, a, b)| (a, b)));
@@ -133,13 +135,13 @@ fn verb(kind: EdgeKind) -> &'static str {
 
 impl<'a> Checker<'a> {
     fn stage_name(&self, i: usize) -> &'a str {
-        &self.stages[i].name.name
+        &self.stages.raw()[i].name.name
     }
 
     /// naga-style rendering of a cycle: the first site primary, every other one secondary.
     fn cycle_diagnostic(&self, code: &'static str, message: String, cycle: &[usize], edges: &[Edge]) -> Diagnostic {
         let first = &edges[cycle[0]];
-        let (a, b) = (self.stage_name(first.from), self.stage_name(first.to));
+        let (a, b) = (self.stage_name(first.from.index()), self.stage_name(first.to.index()));
         let label = if cycle.len() == 1 {
             format!("`{a}` {} itself here, closing the cycle", verb(first.kind))
         } else {
@@ -148,7 +150,7 @@ impl<'a> Checker<'a> {
         let mut d = Diagnostic::error(code, message, first.span.clone(), label);
         for (i, &k) in cycle.iter().enumerate().skip(1) {
             let e = &edges[k];
-            let to = self.stage_name(e.to);
+            let to = self.stage_name(e.to.index());
             let label = if i + 1 == cycle.len() {
                 format!("...which {} `{to}` again, closing the cycle", verb(e.kind))
             } else {
@@ -156,23 +158,28 @@ impl<'a> Checker<'a> {
             };
             d = d.with_label(e.span.clone(), label);
         }
-        let mut path: Vec<&str> = cycle.iter().map(|&k| self.stage_name(edges[k].from)).collect();
+        let mut path: Vec<&str> = cycle.iter().map(|&k| self.stage_name(edges[k].from.index())).collect();
         path.push(a);
         d.with_note(format!("cycle: {}", path.join(" -> ")))
     }
 
-    pub(super) fn check_graph(&mut self, sigs: &[StageSig], bodies: &Bodies, entry: Option<&Entry>) -> GraphInfo {
+    pub(super) fn check_graph(
+        &mut self,
+        sigs: &IdVec<StageId, StageSig>,
+        bodies: &Bodies,
+        entry: Option<&Entry>,
+    ) -> GraphInfo {
         let n = self.stages.len();
-        let edges = &bodies.edges;
-        let (scc, comps) = components(n, edges.iter().map(|e| (e.from, e.to)));
-        let mut recursion: Vec<Option<(usize, u32)>> = vec![None; n];
+        let (sigs, edges) = (sigs.raw(), bodies.edges.raw());
+        let (scc, comps) = components(n, edges.iter().map(|e| (e.from.index(), e.to.index())));
+        let mut recursion: Vec<Option<(StageId, u32)>> = vec![None; n];
         let mut spawn_cyclic = vec![false; comps.len()];
         let is_spawn = |k: usize| matches!(edges[k].kind, EdgeKind::Spawn | EdgeKind::FanOut);
 
         let mut internal: Vec<Vec<usize>> = vec![Vec::new(); comps.len()];
         for (k, e) in edges.iter().enumerate() {
-            if scc[e.from] == scc[e.to] {
-                internal[scc[e.from]].push(k);
+            if scc[e.from.index()] == scc[e.to.index()] {
+                internal[scc[e.from.index()]].push(k);
             }
         }
 
@@ -251,7 +258,7 @@ impl<'a> Checker<'a> {
                         .with_hint(format!("use at most `@max_depth({MAX_DEPTH_LIMIT})`, or turn the recursion into a worklist through a `@keyed` stage"));
                         self.error(d);
                     }
-                    let avoiding: Vec<usize> = eprime.iter().copied().filter(|&k| edges[k].to != a).collect();
+                    let avoiding: Vec<usize> = eprime.iter().copied().filter(|&k| edges[k].to.index() != a).collect();
                     if let Some(cycle) = find_cycle(members, &avoiding, edges, &is_spawn) {
                         ok = false;
                         let name = self.stage_name(a);
@@ -264,7 +271,7 @@ impl<'a> Checker<'a> {
                     }
                     if ok {
                         for &m in members {
-                            recursion[m] = Some((a, depth));
+                            recursion[m] = Some((StageId::from_index(a), depth));
                         }
                     }
                 }
@@ -314,9 +321,9 @@ impl<'a> Checker<'a> {
         let steps: Vec<RecursionStep> = edges
             .iter()
             .map(|e| {
-                if e.kind == EdgeKind::Keyed || scc[e.from] != scc[e.to] {
+                if e.kind == EdgeKind::Keyed || scc[e.from.index()] != scc[e.to.index()] {
                     RecursionStep::Reset
-                } else if recursion[e.from].is_some_and(|(a, _)| a == e.to) {
+                } else if recursion[e.from.index()].is_some_and(|(a, _)| a == e.to) {
                     RecursionStep::Increment
                 } else {
                     RecursionStep::Keep
@@ -328,12 +335,13 @@ impl<'a> Checker<'a> {
         if let Some(entry) = entry {
             let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
             for e in edges {
-                out[e.from].push(e.to);
+                out[e.from.index()].push(e.to.index());
             }
             let mut seen = vec![false; n];
-            let mut queue = VecDeque::from([entry.stage]);
-            if entry.stage < n {
-                seen[entry.stage] = true;
+            let start = entry.stage.index();
+            let mut queue = VecDeque::from([start]);
+            if start < n {
+                seen[start] = true;
             }
             while let Some(u) = queue.pop_front() {
                 for &v in out.get(u).into_iter().flatten() {
@@ -345,12 +353,12 @@ impl<'a> Checker<'a> {
             }
             for (i, reached) in seen.iter().enumerate() {
                 if !reached {
-                    let st = self.stages[i];
+                    let st = self.stages.raw()[i];
                     let d = Diagnostic::warning(
                         DYN0302,
                         format!("stage `{}` is never run", st.name.name),
                         st.name.span.clone(),
-                        format!("not reachable from the entry stage `{}`", self.stage_name(entry.stage)),
+                        format!("not reachable from the entry stage `{}`", self.stage_name(start)),
                     )
                     .with_hint("spawn it from a reachable stage, or remove it");
                     self.diags.push(d);
@@ -363,7 +371,7 @@ impl<'a> Checker<'a> {
         let g_edges: Vec<(usize, usize, u64)> = edges
             .iter()
             .filter(|e| e.kind != EdgeKind::Keyed)
-            .map(|e| (e.from, e.to, u64::from(e.kind != EdgeKind::Become)))
+            .map(|e| (e.from.index(), e.to.index(), u64::from(e.kind != EdgeKind::Become)))
             .collect();
         let mut cost = |members: &[usize], inner: &[(usize, usize, u64)]| -> u64 {
             if !inner.iter().any(|&(_, _, w)| w == 1) {
@@ -375,7 +383,7 @@ impl<'a> Checker<'a> {
             let local: HashMap<usize, usize> = members.iter().enumerate().map(|(l, &g)| (g, l)).collect();
             let dag: Vec<(usize, usize, u64)> = inner
                 .iter()
-                .filter(|&&(_, b, _)| b != anchor)
+                .filter(|&&(_, b, _)| b != anchor.index())
                 .filter_map(|&(a, b, w)| Some((*local.get(&a)?, *local.get(&b)?, w)))
                 .collect();
             let l = longest(members.len(), &dag, &mut |_, _| 0);

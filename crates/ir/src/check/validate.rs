@@ -2,15 +2,16 @@
 
 use super::body::collect_sites;
 use super::names::with_article;
+use crate::id::sealed::FromIndex;
 use crate::wgsl::{emit_signature, stage_fn, user_declarations, ModuleText};
-use crate::{EdgeKind, Program};
+use crate::{EdgeId, EdgeKind, Program};
 use dyngc_syntax::ast::{self, Span};
 use dyngc_syntax::codes::*;
 use dyngc_syntax::Diagnostic;
 use std::ops::Range;
 
 /// The site stub for edge `k`: same parameters as the real site function, empty body.
-fn site_stub(program: &Program, k: usize) -> String {
+fn site_stub(program: &Program, k: EdgeId) -> String {
     let e = &program.edges[k];
     let mut params = Vec::new();
     if let Some((_, ty)) = program.stages.get(e.to).and_then(|s| s.payload.as_ref()) {
@@ -30,7 +31,7 @@ fn spans_ok(p: &Program) -> bool {
     if !p.helpers.iter().all(ok) {
         return false;
     }
-    for stage in &p.stages {
+    for stage in p.stages.values() {
         let body = &stage.body.span;
         if !ok(body) {
             return false;
@@ -91,7 +92,7 @@ pub(super) fn validate(
         format!("{} {{}}", emit_signature(program, r))
     });
     let mut units = Vec::new();
-    for stage in &program.stages {
+    for stage in program.stages.values() {
         let mut unit = ModuleText::default();
         stage_fn(program, stage, &mut unit);
         units.push(unit);
@@ -232,15 +233,16 @@ impl Mapper<'_> {
     }
 
     /// The spawn site whose payload contains `span`, if any.
-    fn payload_site(&self, span: &Span) -> Option<usize> {
-        self.cx.program.edges.iter().position(|e| {
+    fn payload_site(&self, span: &Span) -> Option<EdgeId> {
+        self.cx.program.edges.iter().find_map(|(k, e)| {
             e.payload
                 .as_ref()
                 .is_some_and(|p| p.start <= span.start && span.end <= p.end)
+                .then_some(k)
         })
     }
 
-    fn payload_diagnostic(&self, k: usize, span: Span, label: String) -> Diagnostic {
+    fn payload_diagnostic(&self, k: EdgeId, span: Span, label: String) -> Diagnostic {
         let e = &self.cx.program.edges[k];
         let target = &self.cx.program.stages[e.to];
         let ty = target.payload.as_ref().map_or("no payload".to_string(), |(_, t)| {
@@ -378,7 +380,7 @@ impl Mapper<'_> {
                     },
             } => {
                 let callee = module.functions.try_get(*function).ok()?.name.as_deref()?;
-                let k: usize = callee.strip_prefix("dyn_site_")?.parse().ok()?;
+                let k = EdgeId::from_index(callee.strip_prefix("dyn_site_")?.parse().ok()?);
                 let edge = self.cx.program.edges.get(k)?;
                 let seen = type_of(*seen_expression)?;
                 let label = format!("expected `{}`, this is `{seen}`", type_name(*required));
@@ -527,7 +529,7 @@ impl Mapper<'_> {
                     self.cx
                         .program
                         .resources
-                        .iter()
+                        .values()
                         .any(|r| r.name == *t && r.kind == ast::ResourceKind::Input)
                 });
                 let span = self.expr_source(f, *pointer)?;

@@ -12,7 +12,7 @@ pub(super) fn trip_count(c: Ctx<'_>, s: usize, e: usize) -> Option<u64> {
     let text = |k: usize| c.text(s + k);
     let is = |k: usize, t: Tok| toks.get(k) == Some(&t);
     let int = |k: usize| match (toks.get(k), int_value(text(k))) {
-        (Some(Tok::Int), IntVal::Ok(v)) => Some(v),
+        (Some(Tok::Int), Ok(v)) => Some(v),
         _ => None,
     };
     let mut k = 0;

@@ -212,15 +212,41 @@ pub(super) fn file_parser<'s>(c: Ctx<'s>) -> impl Parser<'s, In<'s>, Vec<Option<
         just(Tok::True).ignored(),
         just(Tok::False).ignored(),
     ))
-    .map_with(move |_, e| {
+    .validate(move |_, e, emitter| {
         let sp: Sp = e.span();
-        let span = c.span(sp);
-        let text = if c.tok(sp.start) == Some(Tok::Minus) {
-            format!("-{}", c.text(sp.end - 1))
-        } else {
-            c.src[span.clone()].to_string()
+        let negative = c.tok(sp.start) == Some(Tok::Minus);
+        let token = c.text(sp.end - 1);
+        let value = match c.tok(sp.end - 1) {
+            Some(Tok::True) => LiteralValue::Bool(true),
+            Some(Tok::False) => LiteralValue::Bool(false),
+            _ => match crate::number::read(token) {
+                Ok(Number::Int(magnitude, suffix)) => LiteralValue::Int {
+                    negative,
+                    magnitude,
+                    suffix,
+                },
+                Ok(Number::Float(magnitude, suffix)) => LiteralValue::Float {
+                    negative,
+                    magnitude,
+                    suffix,
+                },
+                Err(Unreadable::Malformed) => LiteralValue::Invalid,
+                Err(Unreadable::TooLarge) => {
+                    emitter.emit(c.custom(too_large(token, c.span((sp.end - 1..sp.end).into()))));
+                    LiteralValue::Invalid
+                }
+            },
         };
-        Literal { text, span }
+        let text = if negative {
+            format!("-{token}")
+        } else {
+            token.to_string()
+        };
+        Literal {
+            value,
+            text,
+            span: c.span(sp),
+        }
     })
     .labelled("literal");
 

@@ -21,6 +21,7 @@ use crate::codes;
 use crate::diagnostic::Diagnostic;
 use crate::lexer::Tok;
 use crate::limits::{MAX_NESTING, MAX_SIZE_OPERATORS};
+use crate::number::{Number, Unreadable};
 use chumsky::error::{LabelError, RichPattern, RichReason};
 use chumsky::input::InputRef;
 use chumsky::prelude::*;
@@ -28,7 +29,6 @@ use chumsky::util::MaybeRef;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
-use std::num::IntErrorKind;
 
 mod body;
 mod common;

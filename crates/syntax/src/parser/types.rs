@@ -5,27 +5,29 @@ use super::*;
 // ---------------------------------------------------------------------------------------------
 // Integer literals.
 
-pub(super) enum IntVal {
-    Ok(u64),
-    Overflow,
-    /// Malformed; the lexer has reported it already.
-    Malformed,
+/// The value of an integer token (`4`, `0x10u`); malformed (reported by the lexer) or too large
+/// (the caller reports it, [`too_large`]) otherwise.
+pub(super) fn int_value(text: &str) -> Result<u64, Unreadable> {
+    match crate::number::read(text)? {
+        Number::Int(v, _) => Ok(v),
+        Number::Float(..) => Err(Unreadable::Malformed),
+    }
 }
 
-pub(super) fn int_value(text: &str) -> IntVal {
-    let t = text
-        .strip_suffix('u')
-        .or_else(|| text.strip_suffix('i'))
-        .unwrap_or(text);
-    let r = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => t.parse::<u64>(),
+/// DYN0005: a well-formed number beyond WGSL's abstract types (64-bit integers, `f64`).
+pub(super) fn too_large(text: &str, span: Span) -> Diagnostic {
+    let is_int = crate::number::scan(text, 0).is_int;
+    let (kind, label) = if is_int {
+        ("integer", "does not fit in 64 bits")
+    } else {
+        ("float", "beyond the largest 64-bit float")
     };
-    match r {
-        Ok(v) => IntVal::Ok(v),
-        Err(e) if *e.kind() == IntErrorKind::PosOverflow => IntVal::Overflow,
-        Err(_) => IntVal::Malformed,
-    }
+    Diagnostic::error(
+        codes::DYN0005,
+        format!("{kind} literal `{text}` is too large"),
+        span,
+        label,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,22 +230,17 @@ pub(super) fn parse_size<'s>(c: Ctx<'s>, inp: &mut Inp<'s, '_>) -> Result<SizeEx
                     inp.skip();
                     let text = c.text(i);
                     let value = match int_value(text) {
-                        IntVal::Ok(v) => v,
-                        IntVal::Overflow => {
+                        Ok(v) => v,
+                        Err(Unreadable::TooLarge) => {
                             inp.emit(
                                 c.custom(
-                                    c.error(
-                                        codes::DYN0005,
-                                        format!("integer literal `{text}` is too large"),
-                                        sp.clone(),
-                                        "does not fit in 64 bits",
-                                    )
-                                    .with_note("size expressions are evaluated as unsigned 64-bit integers"),
+                                    too_large(text, sp.clone())
+                                        .with_note("size expressions are evaluated as unsigned 64-bit integers"),
                                 ),
                             );
                             0
                         }
-                        IntVal::Malformed => 0,
+                        Err(Unreadable::Malformed) => 0,
                     };
                     vals.push((
                         SizeExpr::Int {

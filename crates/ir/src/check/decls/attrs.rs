@@ -128,9 +128,9 @@ impl<'a> Checker<'a> {
         None
     }
 
-    /// `@max_emit(STREAM, N)`: the stream's resource index and N (1..=MAX_EMIT_PER_UNIT), or
+    /// `@max_emit(STREAM, N)`: the stream and N (1..=MAX_EMIT_PER_UNIT), or
     /// `None` after reporting why not.
-    pub(super) fn max_emit_attr(&mut self, a: &ast::Attribute) -> Option<(usize, u32)> {
+    pub(super) fn max_emit_attr(&mut self, a: &ast::Attribute) -> Option<(ResourceId, u32)> {
         let usage = |c: &mut Self, span: Span, label: String| {
             let d = Diagnostic::error(DYN0211, "malformed `@max_emit`", span, label).with_hint(
                 "write `@max_emit(STREAM, N)`: a stream output and the most elements one unit emits into it",

@@ -2,7 +2,7 @@
 
 use super::names::{closest, reserved, reserved_global, with_article};
 use super::{Checker, Global, GlobalKind};
-use crate::{Entry, Param, Resource, Scalar, SizeExpr, StructDef, Ty};
+use crate::{Entry, IdVec, Param, ParamId, Resource, ResourceId, Scalar, SizeExpr, StageId, StructDef, StructId, Ty};
 use dyngc_syntax::ast::{self, Item, ResourceKind, Span};
 use dyngc_syntax::codes::*;
 use dyngc_syntax::Diagnostic;
@@ -17,12 +17,12 @@ mod types;
 use literals::literal_for;
 
 pub(super) struct Structs {
-    pub defs: Vec<StructDef>,
+    pub defs: IdVec<StructId, StructDef>,
     /// False when a struct contains itself (then `Ty::words` must not be called).
     pub acyclic: bool,
-    /// Per struct: whether it contains an atomic.
+    /// Per struct (by index): whether it contains an atomic.
     pub atomic: Vec<bool>,
-    /// Per struct: its size in words, saturating (only meaningful when `acyclic`).
+    /// Per struct (by index): its size in words, saturating (only meaningful when `acyclic`).
     pub words: Vec<u64>,
 }
 
@@ -53,7 +53,7 @@ pub(super) struct StageSig {
     /// `@width(N)` with the attribute's span, when N is valid.
     pub width: Option<(u32, Span)>,
     /// `@max_emit(STREAM, N)`: (resource, N, the attribute's span), one per stream.
-    pub max_emits: Vec<(usize, u32, Span)>,
+    pub max_emits: Vec<(ResourceId, u32, Span)>,
 }
 
 /// Why a type expression could not become a [`Ty`].
@@ -69,8 +69,8 @@ pub(super) enum TyError {
 /// Where a size expression appears, which decides what `len(x)` may refer to.
 #[derive(Clone, Copy)]
 pub(super) enum SizeCtx {
-    /// The length rule of `resources[i]`: inputs, or outputs/buffers declared before it.
-    Length(usize),
+    /// The length rule of a resource: inputs, or outputs/buffers declared before it.
+    Length(ResourceId),
     /// Entry counts and key domains: any array resource.
     Count,
 }
@@ -81,18 +81,15 @@ impl<'a> Checker<'a> {
         for item in &file.items {
             match item {
                 Item::Resource(r) => {
-                    let kind = GlobalKind::Resource(self.resources.len());
-                    self.resources.push(r);
+                    let kind = GlobalKind::Resource(self.resources.push(r));
                     self.define(&r.name, kind);
                 }
                 Item::Param(p) => {
-                    let kind = GlobalKind::Param(self.params.len());
-                    self.params.push(p);
+                    let kind = GlobalKind::Param(self.params.push(p));
                     self.define(&p.name, kind);
                 }
                 Item::Struct(s) => {
-                    let kind = GlobalKind::Struct(self.structs.len());
-                    self.structs.push(s);
+                    let kind = GlobalKind::Struct(self.structs.push(s));
                     self.define(&s.name, kind);
                 }
                 Item::Wgsl(w) => {
@@ -100,8 +97,7 @@ impl<'a> Checker<'a> {
                     self.define(&w.name, GlobalKind::Helper(w.kind));
                 }
                 Item::Stage(s) => {
-                    let kind = GlobalKind::Stage(self.stages.len());
-                    self.stages.push(s);
+                    let kind = GlobalKind::Stage(self.stages.push(s));
                     self.define(&s.name, kind);
                 }
                 Item::Entry(e) => self.entries.push(e),

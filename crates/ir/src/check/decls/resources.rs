@@ -4,11 +4,11 @@ use super::attrs::On;
 use super::*;
 
 impl<'a> Checker<'a> {
-    pub(in crate::check) fn check_resources(&mut self, structs: &Structs) -> Vec<Resource> {
+    pub(in crate::check) fn check_resources(&mut self, structs: &Structs) -> IdVec<ResourceId, Resource> {
         let decls = self.resources.clone();
         let mut out = Vec::new();
         let mut pins: Vec<Option<(u32, u32, Span)>> = Vec::new();
-        for (i, r) in decls.iter().enumerate() {
+        for (i, r) in decls.iter() {
             // Attributes.
             // Each attribute as written (first occurrence), with its value when well-formed.
             let mut group: Option<(Option<u32>, Span)> = None;
@@ -146,7 +146,7 @@ impl<'a> Checker<'a> {
                         None
                     } else {
                         match elem {
-                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => match literal_for(&lit.text, s) {
+                            Ty::Scalar(s) | Ty::Atomic(s) | Ty::Vector(_, s) => match literal_for(lit, s) {
                                 Ok(t) => Some(t),
                                 Err(why) => {
                                     let d = Diagnostic::error(
@@ -220,7 +220,7 @@ impl<'a> Checker<'a> {
                 next += 1;
             }
         }
-        out
+        IdVec::from_vec(out)
     }
 
     /// DYN0113: a `stream<T>` is an `output` of non-atomic elements without a fill value.

@@ -4,10 +4,10 @@ use super::attrs::On;
 use super::*;
 
 impl<'a> Checker<'a> {
-    pub(in crate::check) fn check_params(&mut self) -> Vec<Param> {
+    pub(in crate::check) fn check_params(&mut self) -> IdVec<ParamId, Param> {
         let decls = self.params.clone();
         let mut out = Vec::new();
-        for p in decls {
+        for p in decls.values() {
             for a in &p.attrs {
                 self.attr_on(a, On::Param);
             }
@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
                 }
             };
             let default = match (&p.default, ty) {
-                (Some(lit), Some(s)) => match literal_for(&lit.text, s) {
+                (Some(lit), Some(s)) => match literal_for(lit, s) {
                     Ok(t) => Some(t),
                     Err(why) => {
                         let d = Diagnostic::error(
@@ -49,15 +49,15 @@ impl<'a> Checker<'a> {
                 span: p.span.clone(),
             });
         }
-        out
+        IdVec::from_vec(out)
     }
 
     // ------------------------------------------------------------ stages
 
-    pub(in crate::check) fn check_stage_sigs(&mut self, structs: &Structs) -> Vec<StageSig> {
+    pub(in crate::check) fn check_stage_sigs(&mut self, structs: &Structs) -> IdVec<StageId, StageSig> {
         let decls = self.stages.clone();
         let mut out = Vec::new();
-        for s in decls {
+        for s in decls.values() {
             let mut max_depth = None;
             let mut bad_max_depth = false;
             let mut keyed_attr: Option<&ast::Attribute> = None;
@@ -223,12 +223,12 @@ impl<'a> Checker<'a> {
                 max_emits,
             });
         }
-        out
+        IdVec::from_vec(out)
     }
 
     // ------------------------------------------------------------ entry
 
-    pub(in crate::check) fn check_entry(&mut self, sigs: &[StageSig]) -> Option<Entry> {
+    pub(in crate::check) fn check_entry(&mut self, sigs: &IdVec<StageId, StageSig>) -> Option<Entry> {
         let entries = self.entries.clone();
         let Some(e) = entries.first().copied() else {
             let d = Diagnostic::error(DYN0103, "no entry", 0..0, "this file declares no `entry`").with_hint(

@@ -110,7 +110,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(in crate::check) fn check_structs(&mut self) -> Structs {
-        let decls = self.structs.clone();
+        let decls = self.structs.raw().to_vec();
         let mut defs = Vec::new();
         for s in &decls {
             let mut fields = Vec::new();
@@ -174,7 +174,7 @@ impl<'a> Checker<'a> {
             for (_, ty) in &d.fields {
                 if let Ty::Struct(j) = ty {
                     pending[i] += 1;
-                    users[*j].push(i);
+                    users[j.index()].push(i);
                 }
             }
         }
@@ -191,8 +191,8 @@ impl<'a> Checker<'a> {
                     Ty::Atomic(_) => (true, 1),
                     Ty::Vector(k, _) => (false, u64::from(*k)),
                     Ty::Struct(j) => {
-                        depth[i] = depth[i].max(depth[*j] + 1);
-                        (atomic[*j], words[*j])
+                        depth[i] = depth[i].max(depth[j.index()] + 1);
+                        (atomic[j.index()], words[j.index()])
                     }
                 };
                 atomic[i] |= a;
@@ -223,7 +223,7 @@ impl<'a> Checker<'a> {
                 n,
                 defs.iter().enumerate().flat_map(|(i, d)| {
                     d.fields.iter().filter_map(move |(_, t)| match t {
-                        Ty::Struct(j) => Some((i, *j)),
+                        Ty::Struct(j) => Some((i, j.index())),
                         _ => None,
                     })
                 }),
@@ -235,7 +235,7 @@ impl<'a> Checker<'a> {
                     for (fi, (_, ty)) in defs[i].fields.iter().enumerate() {
                         if let Ty::Struct(j) = ty {
                             let start = decls[i].fields[fi].ty.span.start;
-                            if comp[*j] == comp[i] && first.is_none_or(|(_, _, s)| start < s) {
+                            if comp[j.index()] == comp[i] && first.is_none_or(|(_, _, s)| start < s) {
                                 first = Some((i, fi, start));
                             }
                         }
@@ -257,7 +257,7 @@ impl<'a> Checker<'a> {
             }
         }
         Structs {
-            defs,
+            defs: IdVec::from_vec(defs),
             acyclic,
             atomic,
             words,
@@ -268,7 +268,7 @@ impl<'a> Checker<'a> {
     pub(in crate::check) fn contains_atomic(ty: &Ty, structs: &Structs) -> bool {
         match ty {
             Ty::Atomic(_) => true,
-            Ty::Struct(i) => structs.atomic.get(*i).copied().unwrap_or(false),
+            Ty::Struct(i) => structs.atomic.get(i.index()).copied().unwrap_or(false),
             _ => false,
         }
     }

@@ -58,12 +58,8 @@ fn clean(src: &str) -> crate::Executable {
     c.program.expect("program")
 }
 
-fn stage<'p>(p: &'p Program, name: &str) -> (usize, &'p crate::Stage) {
-    p.stages
-        .iter()
-        .enumerate()
-        .find(|(_, s)| s.name == name)
-        .expect("stage")
+fn stage<'p>(p: &'p Program, name: &str) -> (crate::StageId, &'p crate::Stage) {
+    p.stages.iter().find(|(_, s)| s.name == name).expect("stage")
 }
 
 #[test]
@@ -73,11 +69,12 @@ fn triangle() {
     assert_eq!(p.max_frames_per_unit, 1);
     assert_eq!(p.max_payload_words, 1);
     assert_eq!(p.edges.len(), 1);
-    assert_eq!(p.edges[0].kind, EdgeKind::FanOut);
-    assert_eq!(p.edges[0].recursion, RecursionStep::Reset);
-    assert_eq!(p.resources[0].binding, 0);
-    assert_eq!(p.resources[1].binding, 1);
-    assert_eq!(p.resources[1].len, Some(crate::SizeExpr::Len(0)));
+    assert_eq!(p.edges.raw()[0].kind, EdgeKind::FanOut);
+    assert_eq!(p.edges.raw()[0].recursion, RecursionStep::Reset);
+    assert_eq!(p.resources.raw()[0].binding, 0);
+    assert_eq!(p.resources.raw()[1].binding, 1);
+    let (n, _) = p.resources.iter().find(|(_, r)| r.name == "n").expect("n");
+    assert_eq!(p.resources.raw()[1].len, Some(crate::SizeExpr::Len(n)));
 }
 
 #[test]
@@ -90,8 +87,8 @@ fn collatz() {
     assert!(step.becomes);
     assert_eq!(step.recursion, None);
     // The self-become comes after a conditional `return`, so it has an exit.
-    assert!(p.edges.iter().all(|e| e.kind == EdgeKind::Become));
-    assert!(p.edges[1].conditional);
+    assert!(p.edges.values().all(|e| e.kind == EdgeKind::Become));
+    assert!(p.edges.raw()[1].conditional);
 }
 
 #[test]
@@ -102,7 +99,7 @@ fn tree() {
     assert_eq!(n.recursion, Some((node, 24)));
     assert_eq!(child.recursion, Some((node, 24)));
     assert_eq!(n.scc, child.scc);
-    let steps: Vec<_> = p.edges.iter().map(|e| (e.kind, e.recursion)).collect();
+    let steps: Vec<_> = p.edges.values().map(|e| (e.kind, e.recursion)).collect();
     assert_eq!(
         steps,
         [
@@ -124,7 +121,7 @@ fn bfs() {
     assert_eq!(visit.scc, relax.scc);
     assert_eq!(visit.recursion, None);
     assert!(visit.keyed.is_some());
-    let kinds: Vec<_> = p.edges.iter().map(|e| (e.kind, e.recursion)).collect();
+    let kinds: Vec<_> = p.edges.values().map(|e| (e.kind, e.recursion)).collect();
     assert_eq!(
         kinds,
         [
@@ -134,7 +131,10 @@ fn bfs() {
         ]
     );
     assert_eq!(p.max_spawn_depth, 2);
-    assert_eq!(p.resources[2].fill.map(|l| l.wgsl()).as_deref(), Some("4294967295u"));
+    assert_eq!(
+        p.resources.raw()[2].fill.map(|l| l.wgsl()).as_deref(),
+        Some("4294967295u")
+    );
 }
 
 // ------------------------------------------------------------------ diagnostics
@@ -345,7 +345,7 @@ fn dyn0107_params() {
     let p = clean(&format!(
         "{BASE}\nparam a: f32 = 2;\nparam b: i32 = -3;\nparam c: u32 = 0x10u;\nparam d: f32 = 1e3f;\n"
     ));
-    let defaults: Vec<_> = p.params.iter().map(|p| p.default.unwrap().wgsl()).collect();
+    let defaults: Vec<_> = p.params.values().map(|p| p.default.unwrap().wgsl()).collect();
     assert_eq!(defaults, ["2.0f", "-3i", "16u", "1000.0f"]);
 }
 
@@ -378,7 +378,7 @@ fn dyn0109_bindings() {
     ));
     let got: Vec<_> = p
         .resources
-        .iter()
+        .values()
         .map(|r| (r.name.as_str(), r.group, r.binding))
         .collect();
     assert_eq!(got, [("a", 0, 0), ("b", 1, 0), ("n", 0, 1), ("sums", 0, 2)]);
@@ -399,7 +399,7 @@ fn dyn0110_fills() {
     let p = clean(&format!(
         "{BASE}\nbuffer a: array<f32, 4> = 1;\nbuffer b: atomic<i32> = -7;\nbuffer c: vec3f = 0.5;\n"
     ));
-    let fills: Vec<_> = p.resources.iter().filter_map(|r| r.fill.map(|l| l.wgsl())).collect();
+    let fills: Vec<_> = p.resources.values().filter_map(|r| r.fill.map(|l| l.wgsl())).collect();
     assert_eq!(fills, ["1.0f", "-7i", "0.5f"]);
 }
 
@@ -447,7 +447,7 @@ fn dyn0201_fanout_index() {
             .replace("spawn leaf(", "spawn[x_count()] leaf(")
             .replace("input n", "fn x_count() -> u32 { return 3u; }\ninput n"),
     );
-    assert_eq!(p.edges[0].kind, EdgeKind::FanOut);
+    assert_eq!(p.edges.raw()[0].kind, EdgeKind::FanOut);
 }
 
 const KEYED: &str = "
@@ -464,7 +464,7 @@ fn dyn0202_keyed() {
     let p = clean(KEYED);
     assert!(p
         .edges
-        .iter()
+        .values()
         .all(|e| e.kind == EdgeKind::Keyed && e.recursion == RecursionStep::Reset));
     assert_eq!(p.max_spawn_depth, 1);
     let src = KEYED.replace("stage mark(v: u32)", "stage mark(v: i32)");
@@ -502,8 +502,8 @@ fn dyn0203_open_loops() {
         "spawn leaf(Node(i, 0u));",
         "for (var k = 0u; k < 4u; k++) { spawn leaf(Node(i, k)); }",
     ));
-    assert_eq!(p.stages[0].max_spawns, 4);
-    assert!(p.edges[0].conditional);
+    assert_eq!(p.stages.raw()[0].max_spawns, 4);
+    assert!(p.edges.raw()[0].conditional);
     // `loop` and `continuing` have no header: the keyword is labelled.
     let src = BASE.replace(
         "spawn leaf(Node(i, 0u));",
@@ -529,8 +529,8 @@ fn dyn0203_open_loops() {
         "spawn leaf(Node(i, 0u));",
         "for (var k = 0u; k < n[i]; k++) { if (k == 3u) { become leaf(Node(i, k)); } }",
     ));
-    assert!(p.stages[0].becomes);
-    assert_eq!(p.stages[0].max_spawns, 0);
+    assert!(p.stages.raw()[0].becomes);
+    assert_eq!(p.stages.raw()[0].max_spawns, 0);
     // ...but not in a `continuing` block, where WGSL allows no `return`.
     let src = BASE.replace(
         "spawn leaf(Node(i, 0u));",
@@ -610,7 +610,8 @@ fn dyn0300_undeclared_cycle() {
     assert!(d.hint.as_deref().unwrap().contains("@max_depth"));
     // Declared: fine, and the bound shapes the depth.
     let p = clean(&CYCLE.replace("stage a", "@max_depth(3) stage a"));
-    assert_eq!(p.stages[1].recursion, Some((1, 3)));
+    let (a, st) = stage(&p, "a");
+    assert_eq!(st.recursion, Some((a, 3)));
     // root -> a, then 4 rounds of a -> b -> a: 1 + 1 + 4 * 2.
     assert_eq!(p.max_spawn_depth, 10);
     // A self-spawn.
@@ -658,7 +659,7 @@ entry root(len(n));
     assert_eq!(d.notes[0], "cycle: ping -> pong -> ping");
     let p = clean(&src.replace("become pong(x + 1u);", "if (x < 10u) { become pong(x + 1u); }"));
     assert_eq!(p.max_spawn_depth, 1);
-    assert!(p.stages.iter().all(|s| s.recursion.is_none()));
+    assert!(p.stages.values().all(|s| s.recursion.is_none()));
 }
 
 #[test]
