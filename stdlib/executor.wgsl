@@ -242,10 +242,10 @@ struct DynTickets {
 }
 
 // Lane 0 only. Reserves up to `n` consecutive empty ring slots, the first attempt taking `k0`
-// slots from ticket `t0` of the home shard (found empty by a scan). A race (a compare-and-swap lost to
-// another producer of the shard, or a tail that moved since it was read) moves on to the next
-// shard; an attempt that finds its shard's next slot taken with the tail unmoved finds the shard
-// full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
+// slots from ticket `t0` of the home shard (found empty by a scan). A race (a compare-and-swap
+// lost to another producer of the shard, or a tail that moved since it was read) moves on to the
+// next shard; an attempt that finds its shard's next slot taken with the tail unmoved finds the
+// shard full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
 fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> DynTickets {
     let none = DynTickets(0u, 0u, 0u);
     if (n == 0u) {
