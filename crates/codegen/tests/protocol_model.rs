@@ -14,7 +14,7 @@
 //! | [`Sys::run_lane`]        | `dyn_run_lane` (the keyed-hint check)                       |
 //! | [`Sys::sweep`]           | `dyn_sweep`                                                 |
 //! | [`launch`]               | `dyn_main`'s loop with `dyn_plan` (single frames only)      |
-//! | [`Sys::init_root`]       | `dyn_init`                                                  |
+//! | [`Sys::init_entry`]      | `dyn_init`                                                  |
 //! | [`Sys::finish`]          | `dyn_finish`                                                |
 //! | [`Sys::end_round`]       | `dyn_end_round` (and `DYN_CMD_ROUND` in `dyn_main`)        |
 //! | [`Queue::push`]          | `dyn_queue_push` (`stdlib/queues.wgsl`) and the direct call |
@@ -265,15 +265,19 @@ impl Sys {
         self.shards.iter().all(|s| s.head.load(R) == s.tail.load(R))
     }
 
-    /// `dyn_init`: the root frame as ticket 0 of shard 0 (ring slot 0), published;
-    /// `pending = 1`.
-    fn init_root(&self, frame: Frame) {
-        for (w, v) in frame.iter().enumerate() {
-            self.frames[w].store(*v, R);
+    /// `dyn_init`: the entry's pieces, piece s as ticket 0 of shard s, published;
+    /// `pending` = the number of pieces.
+    fn init_entry(&self, pieces: &[Frame]) {
+        assert!(pieces.len() <= SHARDS as usize, "at most one piece per shard");
+        for (shard, frame) in pieces.iter().enumerate() {
+            let slot = self.slot(shard as u32, 0);
+            for (w, v) in frame.iter().enumerate() {
+                self.frames[slot * FRAME_WORDS + w].store(*v, R);
+            }
+            self.states[slot].store(ticket_base(0) + 1, R);
+            self.shards[shard].tail.store(1, R);
         }
-        self.states[0].store(1, R);
-        self.shards[0].tail.store(1, R);
-        self.pending.store(1, R);
+        self.pending.store(pieces.len() as u32, R);
     }
 
     /// `dyn_finish`.
@@ -990,13 +994,21 @@ impl Program for Tree {
     }
 }
 
-fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
+/// The entry: the root (unit 0), or (`split_entry`) two pieces in two shards, units 1 and 2,
+/// as `dyn_init` seeds a wide entry range; units outside their subtrees count as run.
+fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverage, split_entry: bool) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
         let sys = Arc::new(Sys::new(variant, cov, 0));
-        sys.init_root([STAGE_UNIT, 0]);
+        let executed = if split_entry {
+            sys.init_entry(&[[STAGE_UNIT, 1], [STAGE_UNIT, 2]]);
+            [1, 0, 0, 1, 0]
+        } else {
+            sys.init_entry(&[[STAGE_UNIT, 0]]);
+            [0; TREE_UNITS]
+        };
         let prog = std::sync::Arc::new(Tree {
-            executed: Mutex::new([0; TREE_UNITS]),
+            executed: Mutex::new(executed),
             done: Mutex::new(false),
         });
         // Two launches with little fuel each: relaunches resume the saved stack.
@@ -1015,11 +1027,21 @@ fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverag
 #[test]
 fn termination_detection() {
     static COV: Coverage = Coverage::new();
-    termination_model(Variant::Correct, PREEMPTIONS, &COV);
+    termination_model(Variant::Correct, PREEMPTIONS, &COV, false);
     COV.report("termination_detection");
     // The scenario reaches both the ring and the serial fallback.
     assert!(Coverage::get(&COV.fallbacks) > 0);
     assert!(Coverage::get(&COV.kept_by_choice) > 0);
+    assert!(Coverage::get(&COV.ring_taken) > 0);
+}
+
+/// `dyn_init` seeds a wide entry as one piece per shard: each piece runs once, and `pending`
+/// (started at the number of pieces) reaches 0 only after all of them and their children.
+#[test]
+fn termination_with_the_entry_in_pieces() {
+    static COV: Coverage = Coverage::new();
+    termination_model(Variant::Correct, PREEMPTIONS, &COV, true);
+    COV.report("termination_with_the_entry_in_pieces");
     assert!(Coverage::get(&COV.ring_taken) > 0);
 }
 
@@ -1029,7 +1051,8 @@ fn termination_detects_subtract_before_add() {
     assert!(fails(|| termination_model(
         Variant::SubtractBeforeAdd,
         PREEMPTIONS,
-        &COV
+        &COV,
+        false
     )));
     COV.report("termination_detects_subtract_before_add");
 }
@@ -1248,7 +1271,7 @@ fn rounds_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
         let sys = Arc::new(Sys::new(variant, cov, 0));
-        sys.init_root([STAGE_UNIT, 0]);
+        sys.init_entry(&[[STAGE_UNIT, 0]]);
         let prog = std::sync::Arc::new(Rounds {
             executed: Mutex::new([[0; ROUND_UNITS as usize]; ROUNDS as usize]),
             ended: Mutex::new(Vec::new()),
