@@ -2,6 +2,7 @@
 # Builds dyngc-bench in release for the team's H200 through wgpu's Vulkan backend (unpatched).
 # Output (git-ignored, to `carry` to the device machine): bench/h200/carry-vulkan/
 #   dyngc-bench               the binary
+#   vk-pipeline-stats         registers and memory per shader, from the driver
 #   libvulkan1_*.deb          the Vulkan loader, unpacked there with dpkg -x (run-vulkan.sh does it)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -10,7 +11,7 @@ cd "$root"
 # The commit goes into the results (a copy of the tree on the device may carry stale git metadata).
 DYNGC_BENCH_COMMIT="$(git rev-parse HEAD)$(git diff --quiet HEAD || echo -dirty)" cargo build --release -p dyngc-bench
 mkdir -p "$out"
-cp target/release/dyngc-bench "$out/"
+cp target/release/dyngc-bench target/release/vk-pipeline-stats "$out/"
 if ! ls "$out"/libvulkan1_*.deb >/dev/null 2>&1; then
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   mkdir -p /tmp/amd64/partial
