@@ -6,7 +6,9 @@
 //   dyn_load_params()                         fill the parameters' private variables
 //   dyn_entry_stage() -> u32, dyn_entry_count() -> u32
 //   dyn_execute(stage: u32, index: u32)      run one unit of a one-lane stage, its payload
-//                                             in dyn_unit_words
+//                                             in dyn_unit_words (a stage whose chain of
+//                                             `become`s to itself loops there runs more, and
+//                                             adds them to dyn_lane_ran)
 //   dyn_execute_wide(stage: u32, index: u32, frame: u32)   the same for a lane of a wide unit
 //   dyn_width(stage: u32) -> u32              lanes per unit (1, or N of `@width(N)`)
 //   dyn_wide_groups(stage: u32) -> u32        units of a wide stage per batch (0: one-lane)
@@ -123,6 +125,11 @@ var<private> dyn_held_words: array<u32, DYN_PAYLOAD_WORDS>;
 // The lane staged a frame this batch: it runs no further unit (the caps allow one unit's spawns
 // per lane).
 var<private> dyn_lane_staged: bool;
+// Units the lane has run this batch, the one running included (at most DYN_LANE_UNITS).
+var<private> dyn_lane_ran: u32;
+// A stage whose chain of `become`s to itself runs in a loop (the generated dyn_execute case):
+// the body's `become` put the next payload in dyn_next_S and set this.
+var<private> dyn_again: bool;
 // The ring's shards (dyn_shard_setup): how many, slots in each, and this worker's home shard.
 var<private> dyn_shards: u32;
 var<private> dyn_shard_slots: u32;
@@ -669,7 +676,6 @@ fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
 fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     var stage = stage0;
     var index = index0;
-    var ran = 0u;
     // Units of `stage` run in a row, counted in a register and added to the workgroup's count
     // when the stage changes (a chain of carries is one stage).
     var run_stage = stage0;
@@ -681,10 +687,15 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     dyn_lane_staged = false;
     dyn_lane_deferred = false;
     dyn_held = DYN_HELD_NONE;
+    dyn_lane_ran = 0u;
     loop {
         dyn_cur_stage = stage;
+        // A looping stage's case runs more than this one unit, and counts them here.
+        let ran_before = dyn_lane_ran;
+        dyn_lane_ran += 1u;
         dyn_execute(stage, index);
         if (DYN_STREAMS && dyn_lane_deferred) {
+            dyn_lane_ran = ran_before;
             break;
         }
         if (stage != run_stage) {
@@ -692,11 +703,10 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
             run_stage = stage;
             run_length = 0u;
         }
-        run_length += 1u;
-        ran += 1u;
+        run_length += dyn_lane_ran - ran_before;
         if (dyn_held != DYN_HELD_NONE) {
             // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
-            if (dyn_lane_staged || ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
+            if (dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
                 dyn_spill_held();
                 break;
             }
@@ -707,7 +717,7 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
             dyn_held = DYN_HELD_NONE;
             continue;
         }
-        if (window == 0u || dyn_lane_staged || ran >= DYN_LANE_UNITS) {
+        if (window == 0u || dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS) {
             break;
         }
         let j = atomicAdd(&dyn_wg_next, 1u);
@@ -720,8 +730,8 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
         dyn_unit_words = range_words;
     }
     atomicAdd(&dyn_wg_units[run_stage], run_length);
-    if (ran > 1u) {
-        atomicAdd(&dyn_wg_lane_units, ran - 1u);
+    if (dyn_lane_ran > 1u) {
+        atomicAdd(&dyn_wg_lane_units, dyn_lane_ran - 1u);
     }
 }
 

@@ -100,6 +100,13 @@ pub fn site_fn(program: &Program, partition: &Partition, k: EdgeId) -> String {
     }
     let mut out = format!("fn dyn_site_{k}({}) {{\n", params.join(", "));
     let to = edge.to;
+    if chain_site(program, partition, k) {
+        if payload_ty.is_some() {
+            let _ = writeln!(out, "    dyn_next_{to} = p;");
+        }
+        out.push_str("    dyn_again = true;\n}\n");
+        return out;
+    }
     let queue = partition.queue(to);
     if let Some(q) = queue {
         let d = &partition.dispatches[q as usize];
@@ -159,6 +166,95 @@ pub fn site_fn(program: &Program, partition: &Partition, k: EdgeId) -> String {
         None => out.push_str("    _ = o;\n"),
     }
     out.push_str("}\n");
+    out
+}
+
+/// True if one-lane stage `stage` runs its chain of `become`s to itself in a loop inside its
+/// `dyn_execute` case, with the payload in a typed private variable (`dyn_next_S`), rather than
+/// through the lane's held words and the generic loop of `dyn_run_units` (docs/executor.md,
+/// "Chains in a loop"). Keyed units, units that emit (each reserves room before it starts) and
+/// recursion counters that change leave it to the generic path.
+fn chain_loops(program: &Program, partition: &Partition, stage: StageId) -> bool {
+    let st = &program.stages[stage];
+    st.width == 1
+        && st.keyed.is_none()
+        && st.max_emits.is_empty()
+        && partition.queue(stage).is_none()
+        && st.sites.iter().any(|&k| is_self_carry(program, k))
+}
+
+fn is_self_carry(program: &Program, k: EdgeId) -> bool {
+    let edge = &program.edges[k];
+    edge.kind == EdgeKind::Become && edge.from == edge.to && edge.recursion == RecursionStep::Keep
+}
+
+/// True if site `k` is a `become` of a stage to itself that [`chain_loops`] runs in a loop.
+fn chain_site(program: &Program, partition: &Partition, k: EdgeId) -> bool {
+    is_self_carry(program, k) && chain_loops(program, partition, program.edges[k].from)
+}
+
+/// `dyn_execute`'s case for a stage that [`chain_loops`]: its units run one after another while
+/// the body `become`s itself, nothing else is held or staged and the lane's budget lasts; a carry
+/// left when the loop stops is held as usual.
+fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> String {
+    let st = &program.stages[stage];
+    // The fallback stack holds one unit's entries: each unit of the chain empties it.
+    let fallback = run_fallback(
+        program,
+        partition,
+        Kernel::Persistent,
+        std::iter::once(stage),
+        "                ",
+    );
+    let (first, call, next) = match &st.payload {
+        Some((_, ty)) => (
+            format!("var p = {};\n            ", unit_payload(program, ty)),
+            "p",
+            format!("\n                p = dyn_next_{stage};"),
+        ),
+        None => (String::new(), "0u", String::new()),
+    };
+    format!(
+        "{first}var at = index;
+            loop {{
+                dyn_again = false;
+                dyn_stage_{}({call}, at);{fallback}
+                if (!dyn_again || dyn_held != DYN_HELD_NONE || dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS) {{
+                    break;
+                }}{next}
+                at = 0u;
+                dyn_lane_ran += 1u;
+            }}
+            if (dyn_again) {{
+                dyn_hold_next_{stage}();
+            }}",
+        st.name
+    )
+}
+
+/// The private variable a looping stage's carry waits in, and the function that holds it as a
+/// carry when the loop stops.
+fn chain_decls(program: &Program, stage: StageId) -> String {
+    let payload = program.stages[stage].payload.as_ref().map(|(_, ty)| ty);
+    let mut out = String::new();
+    if let Some(ty) = payload {
+        let _ = writeln!(out, "var<private> dyn_next_{stage}: {};\n", ty.wgsl(&program.structs));
+    }
+    let _ = writeln!(
+        out,
+        "fn dyn_hold_next_{stage}() {{\n    dyn_hold(DYN_HELD_CARRY, {stage}u, dyn_cur_rec);"
+    );
+    if let Some(ty) = payload {
+        pack(
+            program,
+            ty,
+            &format!("dyn_next_{stage}"),
+            PayloadSink::Held,
+            &mut 0,
+            &mut out,
+        );
+    }
+    out.push_str("}\n\n");
     out
 }
 
@@ -571,17 +667,20 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
             .filter(|&(s, st)| st.width == 1 && partition.queue(s).is_none())
             .map(|(s, _)| s)
     };
+    let mut chains = String::new();
     for id in one_lane() {
-        let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
-        let _ = writeln!(
-            out,
-            "        case {id}u: {{\n            {}\n        }}",
-            crate::streams::execute_case(program, id, &call_stage(program, id, unit_payload), domain),
-        );
+        let case = if chain_loops(program, partition, id) {
+            chains.push_str(&chain_decls(program, id));
+            chain_case(program, partition, id)
+        } else {
+            let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
+            crate::streams::execute_case(program, id, &call_stage(program, id, unit_payload), domain)
+        };
+        let _ = writeln!(out, "        case {id}u: {{\n            {case}\n        }}");
     }
     out.push_str(EXECUTE_DEFAULT);
     let run = run_fallback(program, partition, Kernel::Persistent, one_lane(), "    ");
-    let _ = write!(out, "{run}\n}}\n\n");
+    let _ = write!(out, "{run}\n}}\n\n{chains}");
     // Wide units: every lane calls this from uniform control flow; the lanes of a group without
     // a unit run the body too (they must reach its barriers) with index 0 and a zero payload.
     out.push_str("fn dyn_execute_wide(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
