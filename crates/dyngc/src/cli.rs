@@ -173,7 +173,8 @@ pub struct RunArgs {
     #[arg(long = "out", short = 'o', value_name = "DIR")]
     pub out: PathBuf,
     /// Persistent workgroups to launch (clamped to what the arena and device hold). Default: 1024
-    /// on a GPU, the manifest's default on a CPU device such as SwiftShader.
+    /// on a GPU; on a CPU device such as SwiftShader two per host thread, at most the manifest's
+    /// default.
     #[arg(long, value_name = "N")]
     pub workgroups: Option<u32>,
     /// Scheduler steps per workgroup per launch.
