@@ -37,6 +37,14 @@ fn dyn_queues_init() {
     }
 }
 
+// The most workgroups a dispatch launches: the host's cap (`dispatch_groups` in the parameter
+// uniform), or DYN_MAX_DISPATCH_GROUPS where it leaves 0. Each workgroup takes chunks until the
+// queue is dry, so fewer of them run the same units.
+fn dyn_dispatch_groups() -> u32 {
+    let cap = dyn_params.dyn_dispatch_groups;
+    return select(min(cap, DYN_MAX_DISPATCH_GROUPS), DYN_MAX_DISPATCH_GROUPS, cap == 0u);
+}
+
 // Any lane of any kernel: a frame of queue q for indices 0..n of `stage`, whose kernel takes
 // `chunk` indices at a time. Returns the frame's first payload word, or DYN_QUEUE_FULL: then
 // the caller runs the indices itself.
@@ -60,7 +68,7 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
     }
     let chunks = n / chunk + select(0u, 1u, n % chunk != 0u);
     let queued = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_CHUNKS)], chunks) + chunks;
-    atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], min(queued, DYN_MAX_DISPATCH_GROUPS));
+    atomicMax(&dyn_control[dyn_queue_word(q, DYN_Q_ARGS)], min(queued, dyn_dispatch_groups()));
     return f + DYN_FRAME_HEADER;
 }
 

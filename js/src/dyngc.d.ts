@@ -113,7 +113,7 @@ export interface ErrorInfo {
 }
 
 export interface Executor {
-  config: { workers: number; ring_slots: number; fuel: number };
+  config: { workers: number; ring_slots: number; fuel: number; dispatch_groups: number };
   params_size: number;
   lengths: { binding: string; offset: number }[];
   arena: {
@@ -210,6 +210,8 @@ export interface RunOptions {
   fuel?: number;
   /** Launches per submission (1 after a full stream window, doubling back). */
   chain?: number;
+  /** The most workgroups one dispatch of the partitioned schedule launches (default 0: no cap). A CPU adapter runs much sooner with a few per thread. */
+  dispatchGroups?: number;
   /** Window of every stream output in elements (default 2^20), raised to its `min_capacity`, capped by the device and the counter's range. */
   streamCapacity?: number;
   /** Takes every drained chunk of a stream (whole elements, never empty) instead of collecting it for `read`. */

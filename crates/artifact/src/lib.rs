@@ -364,6 +364,10 @@ pub struct ConfigLayout {
     pub ring_slots: u32,
     /// Per-launch budget of scheduler iterations per workgroup (`u32`).
     pub fuel: u32,
+    /// The most workgroups one dispatch of the partitioned schedule launches (`u32`); 0, as a
+    /// zeroed uniform leaves it, means `MAX_DISPATCH_GROUPS`. A CPU device wants few: it starts
+    /// each workgroup at a cost and runs only a few at a time.
+    pub dispatch_groups: u32,
 }
 
 /// The arena is one `array<atomic<u32>>`:

@@ -83,6 +83,7 @@ pub fn run(
         setup.chain_length(n);
     }
     setup.stream_capacity = args.stream_capacity;
+    setup.dispatch_groups = args.dispatch_groups;
     let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     let m = exec.manifest();
     let control = m

@@ -77,6 +77,10 @@ pub struct RunArgs {
     /// dyngc: launches per submission; default the manifest's (`executor.defaults.chain_length`).
     #[arg(long)]
     pub chain_length: Option<u32>,
+    /// dyngc: the most workgroups one dispatch of the partitioned schedule launches; default no
+    /// cap (what `dyngc run` uses on a GPU; on a CPU device it passes two per host thread).
+    #[arg(long)]
+    pub dispatch_groups: Option<u32>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.
     #[arg(long, default_value_t = 65536)]
     pub retry_min_items: u64,

@@ -806,7 +806,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
 /// The uniform struct: executor configuration, then user parameters, array lengths and stream
 /// window capacities.
 pub fn params_struct(program: &Program) -> String {
-    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_reserved: u32,\n");
+    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_dispatch_groups: u32,\n");
     for p in program.params.values() {
         let _ = writeln!(out, "    {}: {},", p.name, p.ty.wgsl());
     }

@@ -745,6 +745,7 @@ fn manifest(
                 workers: 0,
                 ring_slots: 4,
                 fuel: 8,
+                dispatch_groups: 12,
             },
             params_size: params_size(program),
             lengths,

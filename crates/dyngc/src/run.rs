@@ -16,9 +16,10 @@ const DEFAULT_ARENA: u64 = 64 << 20;
 /// Workgroups `dyngc run` asks for on a GPU when `--workgroups` is not given (fewer where the
 /// arena holds fewer).
 const GPU_WORKERS: u32 = 1024;
-/// Workgroups per host thread on a CPU device (SwiftShader). It runs one workgroup per thread at
-/// a time, and each workgroup it starts costs about half a millisecond there, even one that finds
-/// the work done: two per thread keep every thread busy (docs/performance.md, session 9).
+/// Workgroups per host thread on a CPU device (SwiftShader), for the persistent kernel and as the
+/// cap of each dispatch. It runs one workgroup per thread at a time, and each workgroup it starts
+/// costs about half a millisecond there, even one that finds the work done: two per thread keep
+/// every thread busy (docs/performance.md, session 9).
 const CPU_WORKERS_PER_THREAD: u32 = 2;
 
 fn runtime_failure(e: Error) -> Failure {
@@ -186,17 +187,18 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     watch.phase("compiling the pipelines");
     let executor = Executor::new(&gpu.device, manifest, &artifact.wgsl).map_err(runtime_failure)?;
     // A GPU runs thousands of workgroups at once: fill it unless told otherwise. A CPU device
-    // (SwiftShader) runs one per thread.
-    let workers = args.workgroups.or_else(|| {
-        Some(if gpu.info.device_type == dyngc_runtime::wgpu::DeviceType::Cpu {
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-            (CPU_WORKERS_PER_THREAD * threads).min(manifest.executor.defaults.workers)
-        } else {
-            GPU_WORKERS
-        })
-    });
+    // (SwiftShader) runs one per thread, and its dispatches too.
+    let cpu = gpu.info.device_type == dyngc_runtime::wgpu::DeviceType::Cpu;
+    let cpu_workers = || {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        (CPU_WORKERS_PER_THREAD * threads).min(manifest.executor.defaults.workers)
+    };
+    let workers = args
+        .workgroups
+        .unwrap_or_else(|| if cpu { cpu_workers() } else { GPU_WORKERS });
     watch.phase("running");
-    let setup = setup_for(arena, workers);
+    let mut setup = setup_for(arena, Some(workers));
+    setup.dispatch_groups = cpu.then_some(workers);
     let mut run = executor.prepare(&gpu.queue, &setup).map_err(runtime_failure)?;
     let plan = run.plan();
     if args.workgroups.is_some() && plan.workers < plan.requested_workers {

@@ -87,13 +87,15 @@ struct Combo {
     tiny_fuel: bool,
     /// A ring the test chooses (an engine's own layout) instead of the runtime's.
     ring_slots: Option<u32>,
+    /// A cap on each dispatch's workgroups (`dispatch_groups`, as a CPU device gets).
+    dispatch_groups: Option<u32>,
 }
 
 impl fmt::Display for Combo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}",
+            "{:?}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}{}",
             self.schedule,
             self.arena,
             self.arena_bytes,
@@ -101,7 +103,9 @@ impl fmt::Display for Combo {
             self.fuel,
             if self.tiny_fuel { " (tiny)" } else { " (default)" },
             self.ring_slots
-                .map_or_else(String::new, |r| format!(", ring of {r} slots"))
+                .map_or_else(String::new, |r| format!(", ring of {r} slots")),
+            self.dispatch_groups
+                .map_or_else(String::new, |g| format!(", dispatches of at most {g} workgroups"))
         )
     }
 }
@@ -123,6 +127,9 @@ fn combos(example: &str) -> Vec<Combo> {
                         fuel,
                         tiny_fuel,
                         ring_slots: None,
+                        // One worker: every dispatch gets one workgroup too, which must still
+                        // drain its whole queue.
+                        dispatch_groups: (workers == 1).then_some(1),
                     });
                 }
             }
@@ -150,6 +157,7 @@ fn setup_for<'a>(case: &Case, inputs: &'a [(String, Vec<u8>)], combo: &Combo) ->
     if let Some(slots) = combo.ring_slots {
         setup.ring_slots(slots);
     }
+    setup.dispatch_groups = combo.dispatch_groups;
     setup
 }
 
@@ -695,6 +703,7 @@ fn exactly_once_on_engine_chosen_layouts() {
                             fuel,
                             tiny_fuel,
                             ring_slots: Some(ring),
+                            dispatch_groups: None,
                         });
                     }
                 }

@@ -59,6 +59,9 @@ pub struct Plan {
     pub ring_slots: u32,
     pub fuel: u32,
     pub chain_length: u32,
+    /// The most workgroups a dispatch of the partitioned schedule launches; 0: no cap beyond
+    /// the executor's own (`MAX_DISPATCH_GROUPS`).
+    pub dispatch_groups: u32,
     /// Arena bytes asked for.
     pub requested_arena_bytes: u64,
     /// Arena bytes used: the workers' reserves plus the ring.
@@ -275,6 +278,8 @@ impl Plan {
         put(&mut uniform, ex.config.workers, workers);
         put(&mut uniform, ex.config.ring_slots, ring_slots);
         put(&mut uniform, ex.config.fuel, fuel);
+        let dispatch_groups = setup.dispatch_groups.unwrap_or(0);
+        put(&mut uniform, ex.config.dispatch_groups, dispatch_groups);
         for (p, (_, v)) in manifest.params.iter().zip(&params) {
             put(&mut uniform, p.offset, *v);
         }
@@ -350,6 +355,7 @@ impl Plan {
             ring_slots,
             fuel,
             chain_length,
+            dispatch_groups,
             requested_arena_bytes,
             arena_bytes,
             params,
@@ -531,6 +537,7 @@ pub(crate) mod tests {
                     workers: 0,
                     ring_slots: 4,
                     fuel: 8,
+                    dispatch_groups: 12,
                 },
                 params_size: 32,
                 lengths: vec![

@@ -40,6 +40,10 @@ pub struct RunSetup<'a> {
     pub fuel: Option<u32>,
     /// Launches per submission; default `executor.defaults.chain_length`.
     pub chain_length: Option<u32>,
+    /// The most workgroups one dispatch of the partitioned schedule launches (each takes chunks
+    /// of its queue until it is dry, so any cap runs every unit). Default: none beyond the
+    /// executor's `MAX_DISPATCH_GROUPS`. A CPU device (SwiftShader) wants a few per thread.
+    pub dispatch_groups: Option<u32>,
     /// Ring slots (a power of two, at least `executor.arena.min_ring_slots`), as an engine that
     /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
     /// workers first (reserves take at most half the arena), the largest ring in the rest.
@@ -86,6 +90,11 @@ impl<'a> RunSetup<'a> {
 
     pub fn chain_length(&mut self, launches: u32) -> &mut Self {
         self.chain_length = Some(launches);
+        self
+    }
+
+    pub fn dispatch_groups(&mut self, groups: u32) -> &mut Self {
+        self.dispatch_groups = Some(groups);
         self
     }
 

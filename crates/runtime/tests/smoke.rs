@@ -120,6 +120,7 @@ fn manifest() -> Manifest {
                 workers: 0,
                 ring_slots: 4,
                 fuel: 8,
+                dispatch_groups: 12,
             },
             params_size: 32,
             lengths: Vec::new(),
