@@ -26,6 +26,8 @@
 //   dyn_streams_init()          the init launch: each stream's sub-window count (empty
 //                               without streams)
 //   dyn_streams_setup()         each worker, each launch: the sub-windows into private variables
+//   dyn_streams_lane_end()      a lane's units of a batch are done: the stream room it holds
+//                               goes back
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step.
 
@@ -729,6 +731,7 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
         dyn_cur_rec = range_rec;
         dyn_unit_words = range_words;
     }
+    dyn_streams_lane_end();
     atomicAdd(&dyn_wg_units[run_stage], run_length);
     if (dyn_lane_ran > 1u) {
         atomicAdd(&dyn_wg_lane_units, dyn_lane_ran - 1u);

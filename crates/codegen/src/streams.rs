@@ -8,10 +8,13 @@
 //! unit starts only after reserving its stage's maximum in one sub-window of every stream it
 //! emits into, so `written <=` the room taken `<= capacity / S` always holds there (the word
 //! itself may pass the capacity for a moment, between an overshooting add and its undo) and an
-//! emit never fails for want of room; at the unit's end the unused part of its reservation is
-//! given back (tests/stream_model.rs checks this protocol under loom). A unit
-//! that cannot reserve is staged again as a frame of its own (`dyn_defer`) and raises the full
-//! flag: workers leave the launch, and the host drains the windows and launches again.
+//! emit never fails for want of room. The unused part of a unit's reservation stays with its
+//! lane: the lane's next unit needs no atomic when it covers that unit's maximum, and one add
+//! (in the same sub-window) when it does not; the lane gives all it holds back when its units
+//! of the batch are done, so no room is held between batches (tests/stream_model.rs checks this
+//! protocol under loom). A unit that cannot reserve is staged again as a frame of its own
+//! (`dyn_defer`) and raises the full flag: workers leave the launch, and the host drains the
+//! windows and launches again.
 
 use crate::layout::Layout;
 use dyngc_ir::{Program, ResourceId, StageId};
@@ -58,8 +61,8 @@ pub fn emit_fn(program: &Program, r: ResourceId) -> String {
     };
     format!(
         "{sig} {{
-    if (dyn_emitted_{j} >= dyn_emit_room_{j}) {{
-        dyn_fail(DYN_ERR_EMIT_BOUND, dyn_cur_stage, dyn_emitted_{j} + 1u, dyn_emit_room_{j});
+    if (dyn_emitted_{j} >= dyn_emit_max_{j}) {{
+        dyn_fail(DYN_ERR_EMIT_BOUND, dyn_cur_stage, dyn_emitted_{j} + 1u, dyn_emit_max_{j});
         return;
     }}
     {append}
@@ -88,6 +91,7 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
     let mut out = String::new();
     let mut init = String::new();
     let mut setup = String::new();
+    let mut lane_end = String::new();
     for (j, &r) in program.streams().iter().enumerate() {
         let (subs_word, counts) = layout.stream_words(j as u32);
         let cap = format!("dyn_params.dyn_cap_{}", program.resources[r].name);
@@ -105,6 +109,7 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
     dyn_subs_{j} = max(1u, atomicLoad(&dyn_control[{subs_word}u]));
     dyn_sub_cap_{j} = {cap} / dyn_subs_{j};"
         );
+        let _ = write!(lane_end, "\n    dyn_release_all_{j}();");
         // A buffered stream's elements go out when the unit ends, at positions taken at once.
         let (buffer, write_out) = match buffered(program, r) {
             Some(len) => (
@@ -142,9 +147,30 @@ var<private> dyn_sub_cap_{j}: u32;
 var<private> dyn_emit_at_{j}: u32;
 var<private> dyn_emit_base_{j}: u32;
 var<private> dyn_emitted_{j}: u32;
+var<private> dyn_emit_max_{j}: u32;
 var<private> dyn_emit_room_{j}: u32;
 
 fn dyn_reserve_{j}(m: u32) -> bool {{
+    dyn_emitted_{j} = 0u;
+    dyn_emit_max_{j} = m;
+    // Room the lane's earlier units left over: enough, or topped up where it is.
+    let held = dyn_emit_room_{j};
+    if (held >= m) {{
+        return true;
+    }}
+    if (held != 0u) {{
+        let at = dyn_emit_at_{j};
+        let need = m - held;
+        if (atomicLoad(&dyn_control[at]) <= dyn_sub_cap_{j} - need) {{
+            if (atomicAdd(&dyn_control[at], need) <= dyn_sub_cap_{j} - need) {{
+                dyn_emit_room_{j} = m;
+                return true;
+            }}
+            atomicSub(&dyn_control[at], need);
+        }}
+        atomicSub(&dyn_control[at], held);
+        dyn_emit_room_{j} = 0u;
+    }}
     for (var k = 0u; k < dyn_subs_{j}; k++) {{
         let s = (dyn_home + k) & (dyn_subs_{j} - 1u);
         let at = {counts}u + s * DYN_LINE_WORDS;
@@ -157,7 +183,6 @@ fn dyn_reserve_{j}(m: u32) -> bool {{
         }}
         dyn_emit_at_{j} = at;
         dyn_emit_base_{j} = s * dyn_sub_cap_{j};
-        dyn_emitted_{j} = 0u;
         dyn_emit_room_{j} = m;
         return true;
     }}
@@ -165,18 +190,18 @@ fn dyn_reserve_{j}(m: u32) -> bool {{
     return false;
 }}
 
+// The unit ended: what it did not emit stays with the lane, for its next unit.
 fn dyn_release_{j}() {{{write_out}
-    let unused = dyn_emit_room_{j} - dyn_emitted_{j};
-    if (unused != 0u) {{
-        atomicSub(&dyn_control[dyn_emit_at_{j}], unused);
-    }}
-    dyn_emit_room_{j} = 0u;
+    dyn_emit_room_{j} -= dyn_emitted_{j};
+    dyn_emitted_{j} = 0u;
 }}
 
-// A later stream of the same unit was full: the unit does not start, so all of this goes back.
+// The lane's batch is over: all the room it holds goes back.
 fn dyn_release_all_{j}() {{
-    atomicSub(&dyn_control[dyn_emit_at_{j}], dyn_emit_room_{j});
-    dyn_emit_room_{j} = 0u;
+    if (dyn_emit_room_{j} != 0u) {{
+        atomicSub(&dyn_control[dyn_emit_at_{j}], dyn_emit_room_{j});
+        dyn_emit_room_{j} = 0u;
+    }}
 }}
 
 "
@@ -190,6 +215,11 @@ fn dyn_streams_init() {{{init}
 
 // After dyn_shard_setup, before the first batch.
 fn dyn_streams_setup() {{{setup}
+}}
+
+// The end of a lane's units in a batch: the room it holds goes back (none is held between
+// batches, so between launches every sub-window's reserved count is its written count).
+fn dyn_streams_lane_end() {{{lane_end}
 }}
 
 "
@@ -210,12 +240,13 @@ pub fn execute_case(program: &Program, stage: StageId, call: &str, domain: Optio
         .iter()
         .map(|&(r, m)| (stream_index(program, r), m))
         .collect();
+    // A stream found full defers the unit and ends the lane's batch, which gives back what the
+    // earlier streams took (dyn_streams_lane_end).
     let mut reserve = String::new();
-    for (k, (s, m)) in j.iter().enumerate() {
-        let undo: String = j[..k].iter().map(|(p, _)| format!(" dyn_release_all_{p}();")).collect();
+    for (s, m) in &j {
         let _ = write!(
             reserve,
-            "\n            if (room && !dyn_reserve_{s}({m}u)) {{\n                room = false;{undo}\n            }}"
+            "\n            if (room && !dyn_reserve_{s}({m}u)) {{\n                room = false;\n            }}"
         );
     }
     let release: String = j

@@ -10,6 +10,7 @@
 //! | [`Sys::emit`]         | `dyn_emit_R` (buffered in the lane, or a position per element) |
 //! | [`Sys::release`]      | `dyn_release_J` (a buffered unit's positions, in one add)      |
 //! | [`Sys::release_all`]  | `dyn_release_all_J`                                            |
+//! | [`Sys::lane_end`]     | `dyn_streams_lane_end` (the end of `dyn_run_units`)           |
 //! | [`Sys::execute`]      | `execute_case`'s code in `dyn_execute` (and `dyn_defer`)       |
 //! | [`Sys::launch`]       | `dyn_main`'s loop: `dyn_plan`'s `stream_full` check, one unit per step |
 //! | [`Sys::host_step`]    | the host after a submission: check, copy, zero, relaunch       |
@@ -45,8 +46,10 @@
 //! although the room taken leaves enough for it ([`Path::OvershootWithRoom`]), and a unit can
 //! find the window "full" while it has room ([`Path::FullWithRoom`]: that, or a stale relaxed
 //! load). That only drains early: a launch after a drain still runs a unit, because the first
-//! add after a drain cannot overshoot. Units still running when the window is found full give
-//! back their unused room, so a drain can find the whole window unused (`one_window_exactly_once`).
+//! add after a drain cannot overshoot. Lanes still running when the window is found full give
+//! back the room they hold when their batch ends, so a drain can find the whole window unused
+//! (`one_window_exactly_once`). A lane runs up to [`LANE_UNITS`] units a batch, so the room one
+//! unit leaves is the next one's ([`Path::Carried`], [`Path::ToppedUp`]).
 //!
 //! `broken_variants_are_caught` runs every broken [`Variant`] under `std::panic::catch_unwind`
 //! and checks that loom fails, with the message of the check the variant breaks.
@@ -67,9 +70,11 @@ const R: Ordering = Ordering::Relaxed;
 const PREEMPTIONS: usize = 2;
 /// Streams a unit may emit into.
 const STREAMS: usize = 2;
-/// Unit steps of one launch of a worker (`dyn_wg_fuel`): more than any worker's units, so a
+/// Batches of one launch of a worker (`dyn_wg_fuel`): more than any worker's units, so a
 /// launch leaves only when its stack is empty or a window is full, unless a variant loops.
 const FUEL: u32 = 6;
+/// Units the lane runs in one batch (`DYN_LANE_UNITS`): the room one leaves is the next's.
+const LANE_UNITS: u32 = 2;
 /// Most launches before the host gives up ("never completes").
 const LAUNCHES: u32 = 8;
 
@@ -81,10 +86,10 @@ enum Variant {
     NoUndo,
     /// `dyn_reserve_J` trusts its relaxed load and does not check what the add returned.
     NoOvershootCheck,
-    /// `dyn_release_J` gives back the whole reservation instead of its unused part.
-    ReleaseWhole,
-    /// A unit whose later stream is full keeps its earlier streams' reservations.
-    NoReleaseAll,
+    /// `dyn_release_J` leaves the unit's elements in the room the lane carries on.
+    KeepWritten,
+    /// The lane keeps its room when its batch ends.
+    NoLaneEnd,
     /// A unit that found no room is neither run nor deferred.
     LoseUnfit,
     /// A unit that found no room is deferred, but `stream_full` is not raised.
@@ -135,11 +140,12 @@ struct Ghost {
 }
 
 /// A lane's private reservation state per stream (`dyn_emit_at_J`, `dyn_emitted_J`,
-/// `dyn_emit_room_J`).
+/// `dyn_emit_max_J`, `dyn_emit_room_J`): the room it holds outlives a unit, not its batch.
 #[derive(Default)]
 struct Lane {
     at: [usize; STREAMS],
     emitted: [u32; STREAMS],
+    max: [u32; STREAMS],
     room: [u32; STREAMS],
     /// `dyn_emit_buf_J`: a buffered stream's elements of the running unit.
     buffer: [Vec<u32>; STREAMS],
@@ -156,23 +162,26 @@ enum Path {
     /// A reservation in a sub-window other than the worker's home.
     MovedOn,
     Deferred,
-    /// `dyn_release_J` gave room back.
+    /// Room the lane's units did not use went back when its batch ended.
     ReleasedUnused,
-    /// `dyn_release_all_J` ran.
-    ReleasedAll,
+    /// A unit started on room its lane's earlier unit left, with no atomic.
+    Carried,
+    /// A unit topped up the room its lane held, in the same sub-window.
+    ToppedUp,
     Drains,
     /// A unit found every sub-window full while the room taken left enough in one.
     FullWithRoom,
 }
 
-const PATHS: [Path; 9] = [
+const PATHS: [Path; 10] = [
     Path::Executions,
     Path::OvershootUndone,
     Path::OvershootWithRoom,
     Path::MovedOn,
     Path::Deferred,
     Path::ReleasedUnused,
-    Path::ReleasedAll,
+    Path::Carried,
+    Path::ToppedUp,
     Path::Drains,
     Path::FullWithRoom,
 ];
@@ -292,11 +301,50 @@ impl Sys {
         self.ghost.lock().unwrap()
     }
 
-    /// `dyn_reserve_J(m)`: room for `m` elements in one sub-window of stream `j`, from `home`
-    /// on; all full raises `stream_full`. Ghost updates sit right after the atomic they mirror
-    /// (loom switches threads only at its own operations, so the pair is indivisible).
+    /// Adds `n` to the room taken in sub-window `s` of stream `j` (the ghost side of an add
+    /// that did not overshoot).
+    fn take(&self, j: usize, s: usize, n: u32) {
+        let cap = self.streams[j].sub_cap;
+        let mut g = self.ghost();
+        g.taken[j][s] += n;
+        assert!(
+            g.taken[j][s] <= cap,
+            "stream {j} sub-window {s}: {} reserved of {cap}",
+            g.taken[j][s]
+        );
+    }
+
+    /// `dyn_reserve_J(m)`: room for `m` elements: what the lane holds from its earlier units of
+    /// the batch, topped up in the same sub-window when short, or else in one sub-window of
+    /// stream `j` from `home` on; all full raises `stream_full`. Ghost updates sit right after
+    /// the atomic they mirror (loom switches threads only at its own operations, so the pair is
+    /// indivisible).
     fn reserve(&self, j: usize, m: u32, home: usize, lane: &mut Lane) -> bool {
         let st = &self.streams[j];
+        lane.emitted[j] = 0;
+        lane.max[j] = m;
+        let held = lane.room[j];
+        if held >= m {
+            self.cov.hit(Path::Carried);
+            return true;
+        }
+        if held != 0 {
+            let s = lane.at[j];
+            let word = &st.subs[s].reserved;
+            let need = m - held;
+            if word.load(R) <= st.sub_cap - need {
+                if word.fetch_add(need, R) <= st.sub_cap - need {
+                    self.take(j, s, need);
+                    self.cov.hit(Path::ToppedUp);
+                    lane.room[j] = m;
+                    return true;
+                }
+                word.fetch_sub(need, R);
+                self.cov.hit(Path::OvershootUndone);
+            }
+            self.give_back(j, s, held);
+            lane.room[j] = 0;
+        }
         let subs = st.subs.len();
         for k in 0..subs {
             let s = (home + k) & (subs - 1);
@@ -317,21 +365,11 @@ impl Sys {
                 self.cov.hit(Path::OvershootUndone);
                 continue;
             }
-            {
-                let mut g = self.ghost();
-                g.taken[j][s] += m;
-                assert!(
-                    g.taken[j][s] <= st.sub_cap,
-                    "stream {j} sub-window {s}: {} reserved of {}",
-                    g.taken[j][s],
-                    st.sub_cap
-                );
-            }
+            self.take(j, s, m);
             if s != home & (subs - 1) {
                 self.cov.hit(Path::MovedOn);
             }
             lane.at[j] = s;
-            lane.emitted[j] = 0;
             lane.room[j] = m;
             return true;
         }
@@ -344,11 +382,11 @@ impl Sys {
         false
     }
 
-    /// `dyn_emit_R(v)`: within the unit's room, into the lane's buffer, or at a slot from the
-    /// sub-window's `written`.
+    /// `dyn_emit_R(v)`: within the unit's maximum, into the lane's buffer, or at a slot from
+    /// the sub-window's `written`.
     fn emit(&self, j: usize, v: u32, lane: &mut Lane) {
         assert!(
-            lane.emitted[j] < lane.room[j],
+            lane.emitted[j] < lane.max[j],
             "EMIT_BOUND: the scenario emits past a maximum"
         );
         lane.emitted[j] += 1;
@@ -392,7 +430,7 @@ impl Sys {
     }
 
     /// `dyn_release_J`: the unit ended; a buffered stream's elements go out at positions taken
-    /// with one add, then its unused room goes back.
+    /// with one add, and the room they did not use stays with the lane.
     fn release(&self, j: usize, lane: &mut Lane) {
         let held = std::mem::take(&mut lane.buffer[j]);
         if !held.is_empty() {
@@ -402,39 +440,42 @@ impl Sys {
                 self.store(j, s, i + k as u32, v);
             }
         }
-        let unused = lane.room[j] - lane.emitted[j];
-        let back = if self.variant == Variant::ReleaseWhole {
-            lane.room[j]
-        } else {
-            unused
-        };
-        if back != 0 {
-            self.cov.hit(Path::ReleasedUnused);
-            self.give_back(j, lane.at[j], back);
+        if self.variant != Variant::KeepWritten {
+            lane.room[j] -= lane.emitted[j];
         }
-        lane.room[j] = 0;
+        lane.emitted[j] = 0;
     }
 
-    /// `dyn_release_all_J`: a later stream was full; the unit does not start.
+    /// `dyn_release_all_J`: all the room the lane holds in stream `j` goes back.
     fn release_all(&self, j: usize, lane: &mut Lane) {
-        self.cov.hit(Path::ReleasedAll);
-        self.give_back(j, lane.at[j], lane.room[j]);
-        lane.room[j] = 0;
+        if lane.room[j] != 0 {
+            self.give_back(j, lane.at[j], lane.room[j]);
+            lane.room[j] = 0;
+        }
     }
 
-    /// `execute_case`: reserve in every stream the unit's stage emits into (giving back what
-    /// was taken when a later one is full); run it, then release; or defer it.
-    fn execute(&self, home: usize, unit: Unit, lane: &mut Lane, stack: &mut Vec<Unit>) {
+    /// `dyn_streams_lane_end`: the lane's units of the batch are done.
+    fn lane_end(&self, lane: &mut Lane) {
+        if self.variant == Variant::NoLaneEnd {
+            return;
+        }
+        for j in 0..STREAMS {
+            if lane.room[j] != 0 {
+                self.cov.hit(Path::ReleasedUnused);
+            }
+            self.release_all(j, lane);
+        }
+    }
+
+    /// `execute_case`: reserve in every stream the unit's stage emits into; run it, then
+    /// release; or, when one is full, defer it (returns false: the lane's batch ends, and with
+    /// it the room an earlier stream of this unit took).
+    fn execute(&self, home: usize, unit: Unit, lane: &mut Lane, stack: &mut Vec<Unit>) -> bool {
         let emitting: Vec<usize> = (0..STREAMS).filter(|&j| unit.max[j] > 0).collect();
         let mut room = true;
-        for (k, &j) in emitting.iter().enumerate() {
+        for &j in &emitting {
             if room && !self.reserve(j, unit.max[j], home, lane) {
                 room = false;
-                if self.variant != Variant::NoReleaseAll {
-                    for &p in &emitting[..k] {
-                        self.release_all(p, lane);
-                    }
-                }
             }
         }
         if room {
@@ -451,25 +492,35 @@ impl Sys {
             for &j in &emitting {
                 self.release(j, lane);
             }
-        } else if self.variant != Variant::LoseUnfit {
-            // dyn_defer: staged again as a frame of its own; the lane runs nothing more.
-            self.cov.hit(Path::Deferred);
-            stack.push(unit);
+            true
+        } else {
+            if self.variant != Variant::LoseUnfit {
+                // dyn_defer: staged again as a frame of its own; the lane runs nothing more.
+                self.cov.hit(Path::Deferred);
+                stack.push(unit);
+            }
+            false
         }
     }
 
     /// One launch of a worker: `dyn_plan` leaves when `stream_full` is set (or fuel or work
-    /// runs out), otherwise the worker runs its top unit.
+    /// runs out), otherwise the worker's lane runs a batch: up to `LANE_UNITS` units from the
+    /// top of its stack, until one is deferred, and then gives back the room it holds.
     fn launch(&self, home: usize, stack: &mut Vec<Unit>) {
         let mut lane = Lane::default();
         for _ in 0..FUEL {
-            if self.stream_full.load(R) != 0 {
+            if self.stream_full.load(R) != 0 || stack.is_empty() {
                 return;
             }
-            let Some(unit) = stack.pop() else {
-                return;
-            };
-            self.execute(home, unit, &mut lane, stack);
+            for _ in 0..LANE_UNITS {
+                let Some(unit) = stack.pop() else {
+                    break;
+                };
+                if !self.execute(home, unit, &mut lane, stack) {
+                    break;
+                }
+            }
+            self.lane_end(&mut lane);
         }
     }
 
@@ -628,10 +679,18 @@ const SUB_WINDOWS: Scenario = Scenario {
 
 /// Two streams: two sub-windows of 1, and one of 1; units emitting into one or both, two
 /// launches of two threads, both home to sub-window 0. Unit 3 takes stream 1 while unit 1
-/// holds room in stream 0, which it must give back.
+/// holds room in stream 0, which goes back when unit 1 finds stream 1 full and its lane stops.
 const TWO_STREAMS: Scenario = Scenario {
     streams: [(2, 1), (1, 1)],
     workers: &[(0, &[0x1111, 0x1110]), (0, &[0x1100, 0x0011])],
+};
+
+/// One sub-window of 3 and lanes that run two units a batch: worker 0's first unit (maximum 2)
+/// emits 1 and leaves 1, which its second (maximum 2) tops up; worker 1's first emits nothing,
+/// and its second starts on the room left. Whether a top-up fits depends on the other worker.
+const CARRIED: Scenario = Scenario {
+    streams: [(1, 3), (1, 1)],
+    workers: &[(0, &[0x2200, 0x2100]), (0, &[0x1100, 0x1000])],
 };
 
 /// A window of one element: every unit that emits has it to itself.
@@ -672,10 +731,16 @@ fn sub_windows_exactly_once() {
 #[test]
 fn two_streams_exactly_once() {
     use Path::*;
+    explore("two_streams_exactly_once", &TWO_STREAMS, &[Carried, MovedOn, Deferred]);
+}
+
+#[test]
+fn carried_room_exactly_once() {
+    use Path::*;
     explore(
-        "two_streams_exactly_once",
-        &TWO_STREAMS,
-        &[ReleasedAll, MovedOn, Deferred],
+        "carried_room_exactly_once",
+        &CARRIED,
+        &[Carried, ToppedUp, OvershootUndone, Deferred, Drains],
     );
 }
 
@@ -698,8 +763,8 @@ fn broken_variants_are_caught() {
     let cases: [(Variant, &'static Scenario, &str); 7] = [
         (Variant::NoUndo, &ONE_WINDOW, "reserved != written"),
         (Variant::NoOvershootCheck, &ONE_WINDOW, "reserved of 2"),
-        (Variant::ReleaseWhole, &ONE_WINDOW, "past its"),
-        (Variant::NoReleaseAll, &TWO_STREAMS, "reserved != written"),
+        (Variant::KeepWritten, &CARRIED, "not reserved"),
+        (Variant::NoLaneEnd, &ONE_WINDOW, "reserved != written"),
         (Variant::LoseUnfit, &ONE_WINDOW, "lost"),
         (Variant::NoFullFlag, &WINDOW_OF_ONE, "never completes"),
         (Variant::DrainKeepsCounts, &ONE_WINDOW, "ran no unit"),
