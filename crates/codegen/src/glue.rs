@@ -219,7 +219,8 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
             loop {{
                 dyn_again = false;
                 dyn_stage_{}({call}, at);{fallback}
-                if (!dyn_again || dyn_held != DYN_HELD_NONE || dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS) {{
+                // `|`, not `||`: four loads and no branches (3-4% of a collatz step on SwiftShader).
+                if (!dyn_again | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
                     break;
                 }}{next}
                 at = 0u;
