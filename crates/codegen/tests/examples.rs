@@ -3,17 +3,22 @@
 use dyngc_codegen::Schedule;
 use std::path::Path;
 
-fn check(path: &Path) -> dyngc_ir::Executable {
+fn check(path: &Path) -> dyngc_compiler::Checked {
     let source = std::fs::read_to_string(path).unwrap();
     let name = path.file_stem().unwrap().to_str().unwrap();
-    let checked = dyngc_compiler::check(&source, name);
-    checked
-        .program
-        .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics))
+    dyngc_compiler::check(&source, name)
+}
+
+/// The front ends' pipeline (`dyngc_compiler`), under a fixed schedule.
+fn build(path: &Path, checked: &dyngc_compiler::Checked, schedule: Schedule) -> dyngc_codegen::Artifact {
+    let compiled = dyngc_compiler::generate(checked, schedule.into());
+    compiled
+        .artifact
+        .unwrap_or_else(|| panic!("{path:?}: {:#?}", compiled.diagnostics))
 }
 
 fn generate(path: &Path, schedule: Schedule) -> dyngc_codegen::Artifact {
-    dyngc_codegen::generate(&check(path), schedule).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
+    build(path, &check(path), schedule)
 }
 
 fn examples() -> Vec<std::path::PathBuf> {
@@ -99,7 +104,8 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
         } else {
             Schedule::Partitioned
         };
-        assert_eq!(dyngc_codegen::auto_schedule(&check(&path)), want, "{name}");
+        let program = check(&path).program.expect("generated above");
+        assert_eq!(dyngc_codegen::auto_schedule(&program), want, "{name}");
         if dispatches.is_empty() {
             assert_eq!(partitioned.wgsl, generate(&path, Schedule::Megakernel).wgsl, "{name}");
         }
@@ -175,8 +181,9 @@ fn fallbacks_reach_each_body_once_per_kernel() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/triangle.dyn"),
     ];
     for path in paths {
-        let program = check(&path);
-        let a = dyngc_codegen::generate(&program, Schedule::Partitioned).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"));
+        let checked = check(&path);
+        let a = build(&path, &checked, Schedule::Partitioned);
+        let program = checked.program.as_ref().expect("generated above");
         let m = &a.module;
         let mut compiled = 0u64;
         let callees: Vec<Vec<_>> = m
