@@ -583,7 +583,7 @@ fn dyn_plan(me: u32) {
             for (var w = 0u; w < DYN_FRAME_WORDS; w++) {
                 dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + w] = atomicLoad(&dyn_arena[f + w]);
             }
-            dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + 1u] = mid;
+            dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + DYN_F_LO] = mid;
             hi = mid;
             atomicStore(&dyn_arena[f + DYN_F_HI], mid);
             // Counted before it is published (dyn_publish_split), as every frame is.
@@ -853,10 +853,10 @@ fn dyn_run_wide(me: u32, lid: u32, cmd: array<u32, 4>) {
 fn dyn_staging_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
     let o = slot * DYN_FRAME_WORDS;
     dyn_wg_staging[o] = stage;
-    dyn_wg_staging[o + 1u] = 0u;
-    dyn_wg_staging[o + 2u] = hi;
-    dyn_wg_staging[o + 3u] = rec;
-    return o + 4u;
+    dyn_wg_staging[o + DYN_F_LO] = 0u;
+    dyn_wg_staging[o + DYN_F_HI] = hi;
+    dyn_wg_staging[o + DYN_F_REC] = rec;
+    return o + DYN_FRAME_HEADER;
 }
 
 fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
