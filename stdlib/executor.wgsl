@@ -17,10 +17,6 @@
 //   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
 //                               true when the entry itself went to one
-//   dyn_finish()                the persistent kernel has no work left: dyn_stop(), or with
-//                               queues the end of the run once the dispatches drained them
-//   dyn_check_dispatches()      lane 0 of a check launch (two rows, queues only): the
-//                               dispatches did not run after the launch that finished
 //   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
 //   dyn_until() -> bool         a graph-level loop's exit condition (true without a loop)
 //   dyn_streams_init()          the init launch: each stream's sub-window count (empty
@@ -28,6 +24,12 @@
 //   dyn_streams_setup()         each worker, each launch: the sub-windows into private variables
 //   dyn_streams_lane_end()      a lane's units of a batch are done: the stream room it holds
 //                               goes back
+// and two more, generated only when no stage is dispatched (then stdlib/queues.wgsl, appended
+// after this file, defines them):
+//   dyn_finish()                the persistent kernel has no work left: dyn_stop() (queues: the
+//                               end of the run once the dispatches drained them)
+//   dyn_check_dispatches()      lane 0 of a check launch: nothing (queues: the dispatches did
+//                               not run after the launch that finished)
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step.
 
