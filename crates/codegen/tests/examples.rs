@@ -113,7 +113,8 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
 }
 
 /// Every constant in docs/executor.md's "Constants" table has the value the generated WGSL
-/// declares, so the text cannot drift from the code.
+/// declares, and every number its prose quotes from the generator's Rust constants is that
+/// constant's value, so the text cannot drift from the code.
 #[test]
 fn executor_doc_quotes_the_code_constants() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/executor.md")).unwrap();
@@ -136,12 +137,36 @@ fn executor_doc_quotes_the_code_constants() {
         checked += 1;
     }
     assert!(checked >= 5, "the Constants table lost its rows ({checked} read)");
-    // Quoted in the text ("Streams"): a Rust constant of the generator, not a WGSL one.
-    let buffer = format!(
-        "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
-        dyngc_codegen::EMIT_BUFFER_WORDS
-    );
-    assert!(doc.contains(&buffer), "docs/executor.md should say: {buffer:?}");
+    // Quoted in the text: Rust constants of the generator, not WGSL ones.
+    use dyngc_codegen as cg;
+    assert_eq!(cg::WORKGROUP_MEMORY % 1024, 0, "the text gives workgroup memory in KiB");
+    let quoted = [
+        format!("`DYN_WG` ({})", cg::WORKGROUP_SIZE),
+        // The batch shrinks from one unit per lane to fit the staging area.
+        format!("`DYN_BATCH` (at most {})", cg::WORKGROUP_SIZE),
+        format!("first cache line ({} words)", cg::LINE_WORDS),
+        // The control block is mostly the shards' lines.
+        format!("about {} KiB with them", cg::MAX_SHARDS * cg::LINE_WORDS * 4 / 1024),
+        format!("`C >= min_ring_slots = {}`", cg::MIN_RING_SLOTS),
+        format!("share the {} KiB WebGPU guarantees", cg::WORKGROUP_MEMORY / 1024),
+        format!(
+            "use {} lanes when they spawn nothing and {} when they do",
+            cg::LEAF_DISPATCH_WG,
+            cg::SPAWNER_DISPATCH_WG
+        ),
+        format!("runs up to {} indices per chunk", cg::LEAF_UNROLL),
+        format!("{}-word block in the control block", cg::QUEUE_WORDS),
+        format!("`DYN_MAX_DISPATCH_GROUPS` ({})", cg::MAX_DISPATCH_GROUPS),
+        format!("a chain of {} such", cg::CHAIN_LENGTH),
+        // "Streams".
+        format!(
+            "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
+            cg::EMIT_BUFFER_WORDS
+        ),
+    ];
+    for phrase in &quoted {
+        assert!(doc.contains(phrase), "docs/executor.md should say: {phrase:?}");
+    }
 }
 
 /// Calls in `block` (with repeats), walking nested blocks.
