@@ -87,8 +87,6 @@ var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
 // shard.
 var<workgroup> dyn_wg_split: u32;
 var<workgroup> dyn_wg_split_shard: u32;
-// The home shard's head as dyn_lend_budget last read it.
-var<workgroup> dyn_wg_head: u32;
 // A ring scan shared by the lanes: [shard, first ticket, slots to check], and how many from the
 // first were ready (dyn_ring_scan).
 var<workgroup> dyn_wg_scan: array<u32, 3>;
@@ -255,11 +253,12 @@ struct DynTickets {
 }
 
 // Lane 0 only. Reserves up to `n` consecutive empty ring slots, the first attempt taking `k0`
-// slots from ticket `t0` of the home shard (found empty by a scan). A race (a compare-and-swap
-// lost to another producer of the shard, or a tail that moved since it was read) moves on to the
-// next shard; an attempt that finds its shard's next slot taken with the tail unmoved finds the
-// shard full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
-fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> DynTickets {
+// slots from ticket `t0` of the home shard (found empty by a scan); `home_head` is the home
+// shard's head as the caller read it for dyn_lend_budget (for the high-water mark). A race (a
+// compare-and-swap lost to another producer of the shard, or a tail that moved since it was
+// read) moves on to the next shard; an attempt that finds its shard's next slot taken with the
+// tail unmoved finds the shard full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
+fn dyn_ring_reserve(n: u32, t0: u32, k0: u32, home_head: u32) -> DynTickets {
     let none = DynTickets(0u, 0u, 0u);
     if (n == 0u) {
         return none;
@@ -277,7 +276,7 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> DynTickets {
             if (r.exchanged) {
                 // Occupancy of this shard, scaled to the whole ring (the ring as full as this
                 // shard): what the sizing policy compares with the ring's slots.
-                var head = dyn_wg_head;
+                var head = home_head;
                 if (shard != dyn_home) {
                     head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
                 }
@@ -639,8 +638,9 @@ fn dyn_plan(me: u32) {
         var room = DynTickets(0u, 0u, 0u);
         if (hi - lo > split_width) {
             let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
-            if (dyn_lend_budget(tail) > 0u) {
-                room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u));
+            let head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
+            if (dyn_lend_budget(tail, head) > 0u) {
+                room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u), head);
             }
         }
         if (room.count == 1u) {
@@ -917,10 +917,9 @@ fn dyn_split_width(stage: u32) -> u32 {
 // Lane 0 only. How many more frames the home shard should take to feed idle workers: up to
 // DYN_LEND_FRAMES per worker of the shard queued (tail - head; both relaxed reads, so an
 // estimate, which is all a policy needs). Frames beyond it stay on the spawner's stack,
-// depth-first. `tail` is the home tail the caller read; the head read is left in dyn_wg_head.
-fn dyn_lend_budget(tail: u32) -> u32 {
-    dyn_wg_head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
-    let queued = tail - dyn_wg_head;
+// depth-first. `tail` and `head` are the home shard's, as the caller read them.
+fn dyn_lend_budget(tail: u32, head: u32) -> u32 {
+    let queued = tail - head;
     let wanted = dyn_params.dyn_workers / dyn_shards * DYN_LEND_FRAMES;
     if (queued >= wanted) {
         return 0u;
@@ -1075,6 +1074,9 @@ fn dyn_defer(stage: u32, index: u32) {
 
 // Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
+    // Lane 0's: read for the lend budget, used by the reservation after the scan (unused when
+    // nothing is offered).
+    var head = 0u;
     if (lid == 0u) {
         if (cmd[0] == DYN_CMD_RANGE) {
             dyn_range_taken(me, cmd);
@@ -1085,7 +1087,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         if (keyed + lent > 0u) {
-            lent = min(lent, dyn_lend_budget(tail));
+            head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
+            lent = min(lent, dyn_lend_budget(tail, head));
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + lent);
         atomicStore(&dyn_wg_scan_run, keyed + lent);
@@ -1099,7 +1102,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack.
-        let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run));
+        let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), head);
         let to_ring = ring.count;
         var kept = children - (to_ring - min(to_ring, keyed));
         var stacked = carries;
