@@ -17,10 +17,6 @@
 //   dyn_mark_word(stage: u32, key: u32) -> u32
 //   dyn_seed_queues() -> bool   set up the partitioned schedule's queues (stdlib/queues.wgsl);
 //                               true when the entry itself went to one
-//   dyn_finish()                the persistent kernel has no work left: dyn_stop(), or with
-//                               queues the end of the run once the dispatches drained them
-//   dyn_check_dispatches()      lane 0 of a check launch (two rows, queues only): the
-//                               dispatches did not run after the launch that finished
 //   dyn_keyed_words() -> u32, dyn_word_stage(word: u32) -> u32, dyn_word_first_key(word: u32) -> u32
 //   dyn_until() -> bool         a graph-level loop's exit condition (true without a loop)
 //   dyn_streams_init()          the init launch: each stream's sub-window count (empty
@@ -28,8 +24,14 @@
 //   dyn_streams_setup()         each worker, each launch: the sub-windows into private variables
 //   dyn_streams_lane_end()      a lane's units of a batch are done: the stream room it holds
 //                               goes back
+// and two more, generated only when no stage is dispatched (then stdlib/queues.wgsl, appended
+// after this file, defines them):
+//   dyn_finish()                the persistent kernel has no work left: dyn_stop() (queues: the
+//                               end of the run once the dispatches drained them)
+//   dyn_check_dispatches()      lane 0 of a check launch: nothing (queues: the dispatches did
+//                               not run after the launch that finished)
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
-// docs/executor.md; keep the two in step.
+// docs/executor.md; keep the two in step. The functions below follow its sections' order.
 
 // Frame words: [stage | flags << 16, lo, hi, rec, payload...]. A frame with hi - lo == 1 is a
 // single item (its index is lo); wider frames are fan-out ranges. The payload starts at
@@ -85,8 +87,6 @@ var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
 // shard.
 var<workgroup> dyn_wg_split: u32;
 var<workgroup> dyn_wg_split_shard: u32;
-// The home shard's head as dyn_lend_budget last read it.
-var<workgroup> dyn_wg_head: u32;
 // A ring scan shared by the lanes: [shard, first ticket, slots to check], and how many from the
 // first were ready (dyn_ring_scan).
 var<workgroup> dyn_wg_scan: array<u32, 3>;
@@ -139,6 +139,8 @@ var<private> dyn_home: u32;
 // The lane's unit found no room in a stream window and was staged again (dyn_defer): it did not
 // run, and the lane runs nothing more this batch.
 var<private> dyn_lane_deferred: bool;
+
+// ---- docs/executor.md, "The arena" to "Ring protocol" ----
 
 fn dyn_ring_state(slot: u32) -> u32 {
     return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
@@ -251,11 +253,12 @@ struct DynTickets {
 }
 
 // Lane 0 only. Reserves up to `n` consecutive empty ring slots, the first attempt taking `k0`
-// slots from ticket `t0` of the home shard (found empty by a scan). A race (a compare-and-swap
-// lost to another producer of the shard, or a tail that moved since it was read) moves on to the
-// next shard; an attempt that finds its shard's next slot taken with the tail unmoved finds the
-// shard full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
-fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> DynTickets {
+// slots from ticket `t0` of the home shard (found empty by a scan); `home_head` is the home
+// shard's head as the caller read it for dyn_lend_budget (for the high-water mark). A race (a
+// compare-and-swap lost to another producer of the shard, or a tail that moved since it was
+// read) moves on to the next shard; an attempt that finds its shard's next slot taken with the
+// tail unmoved finds the shard full: no room. Bounded: DYN_CAS_ATTEMPTS attempts, never a wait.
+fn dyn_ring_reserve(n: u32, t0: u32, k0: u32, home_head: u32) -> DynTickets {
     let none = DynTickets(0u, 0u, 0u);
     if (n == 0u) {
         return none;
@@ -273,7 +276,7 @@ fn dyn_ring_reserve(n: u32, t0: u32, k0: u32) -> DynTickets {
             if (r.exchanged) {
                 // Occupancy of this shard, scaled to the whole ring (the ring as full as this
                 // shard): what the sizing policy compares with the ring's slots.
-                var head = dyn_wg_head;
+                var head = home_head;
                 if (shard != dyn_home) {
                     head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
                 }
@@ -324,60 +327,155 @@ fn dyn_ring_claim(shard: u32, h0: u32, k0: u32, n: u32) -> DynTickets {
     return none;
 }
 
-// A one-lane range of `stage` wider than this is split on demand ("Lending on demand" in
-// docs/executor.md): two windows, or DYN_CHAIN_SPLIT_WIDTH when each index may start a long
-// chain of carries.
-fn dyn_split_width(stage: u32) -> u32 {
-    if (dyn_becomes(stage)) {
-        return DYN_CHAIN_SPLIT_WIDTH;
+// Every lane: copies claimed ring frames onto the stack, then frees their slots.
+fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
+    let ticket = cmd[1];
+    let count = cmd[2];
+    let shard = cmd[3];
+    storageBarrier();
+    for (var j = lid; j < count * DYN_FRAME_WORDS; j += DYN_WG) {
+        let n = j / DYN_FRAME_WORDS;
+        let w = j % DYN_FRAME_WORDS;
+        let v = atomicLoad(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w]);
+        atomicStore(&dyn_arena[dyn_stack_frame(me, dyn_wg_top + n) + w], v);
     }
-    return 2u * DYN_BATCH * DYN_RANGE_WINDOW;
+    storageBarrier();
+    for (var n = lid; n < count; n += DYN_WG) {
+        let t = ticket + n;
+        atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + dyn_shard_slots);
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        dyn_wg_top += count;
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], dyn_wg_top);
+    }
 }
 
-// Lane 0 only. How many more frames the home shard should take to feed idle workers: up to
-// DYN_LEND_FRAMES per worker of the shard queued (tail - head; both relaxed reads, so an
-// estimate, which is all a policy needs). Frames beyond it stay on the spawner's stack,
-// depth-first. `tail` is the home tail the caller read; the head read is left in dyn_wg_head.
-fn dyn_lend_budget(tail: u32) -> u32 {
-    dyn_wg_head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
-    let queued = tail - dyn_wg_head;
-    let wanted = dyn_params.dyn_workers / dyn_shards * DYN_LEND_FRAMES;
-    if (queued >= wanted) {
-        return 0u;
+// Seeds the entry's work: dyn_entry_count() units as fan-out frames in the ring, ticket 0 of
+// shards 0, 1, ... (The first round of a graph-level loop; an empty one still runs, to evaluate
+// `until`.)
+@compute @workgroup_size(1)
+fn dyn_init() {
+    dyn_load_params();
+    dyn_shard_setup(0u);
+    dyn_streams_init();
+    let count = dyn_entry_count();
+    atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
+    atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);
+    // Nothing for the persistent kernel (the partitioned schedule dispatched the entry, and so
+    // every stage it reaches, or the entry is empty): one worker finds nothing pending and calls
+    // dyn_finish, or ends a graph-level loop's empty round.
+    if (dyn_seed_queues() || count == 0u) {
+        atomicStore(&dyn_control[DYN_C_ARGS], 1u);
+        return;
     }
-    return wanted - queued;
+    // One piece per shard, each at least dyn_split_width indices (as wide as a worker's split
+    // leaves a range), published as ticket 0 of shards 0, 1, ..: every shard's workers start at
+    // once, instead of after the log2(shards) rounds of splits that would bring work to them.
+    let pieces = clamp(count / dyn_split_width(dyn_entry_stage()), 1u, dyn_shards);
+    let share = count / pieces;
+    let extra = count % pieces;
+    for (var s = 0u; s < pieces; s++) {
+        let slot = dyn_slot(s, 0u);
+        let f = dyn_ring_frame(slot);
+        atomicStore(&dyn_arena[f], dyn_entry_stage());
+        atomicStore(&dyn_arena[f + DYN_F_LO], s * share + min(s, extra));
+        atomicStore(&dyn_arena[f + DYN_F_HI], (s + 1u) * share + min(s + 1u, extra));
+        atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+        atomicStore(&dyn_arena[dyn_ring_state(slot)], 1u);
+        atomicStore(&dyn_control[dyn_shard_tail(s)], 1u);
+    }
+    atomicStore(&dyn_control[DYN_C_PENDING], pieces);
+    atomicStore(&dyn_control[DYN_C_ARGS], dyn_params.dyn_workers);
 }
 
-// Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
-// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared.
-fn dyn_sweep(me: u32) -> u32 {
-    let words = dyn_keyed_words();
-    if (words == 0u) {
-        return 0u;
+// ---- docs/executor.md, "A worker's loop (one launch)" ----
+
+@compute @workgroup_size(DYN_WG)
+fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    dyn_load_params();
+    // Two rows: the check launch that follows dyn_finish with queues; it runs only when the
+    // chain's dispatches did not (they empty it), and then fails the run (stdlib/queues.wgsl).
+    if (groups.y > 1u) {
+        if (lid == 0u && wid.y == 0u) {
+            dyn_check_dispatches();
+        }
+        return;
     }
-    var taken = 0u;
-    for (var n = 0u; n < DYN_SWEEP_WORDS && taken < DYN_BATCH; n++) {
-        let w = atomicAdd(&dyn_control[DYN_C_SWEEP], 1u) % words;
-        var bits = atomicLoad(&dyn_marks[w]);
-        for (var b = 0u; b < 32u && bits != 0u && taken < DYN_BATCH; b++) {
-            let bit = 1u << b;
-            if ((bits & bit) == 0u) {
-                continue;
-            }
-            bits = bits & ~bit;
-            let old = atomicAnd(&dyn_marks[w], ~bit);
-            if ((old & bit) != 0u) {
-                let f = dyn_stack_frame(me, dyn_wg_top + taken);
-                atomicStore(&dyn_arena[f], dyn_word_stage(w) | (DYN_FLAG_OWNED << 16u));
-                atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
-                atomicStore(&dyn_arena[f + DYN_F_HI], 1u);
-                atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
-                atomicStore(&dyn_arena[f + DYN_FRAME_HEADER], dyn_word_first_key(w) + b);
-                taken += 1u;
-            }
+    let me = wid.x;
+    dyn_shard_setup(me);
+    dyn_streams_setup();
+    if (lid == 0u) {
+        dyn_wg_top = atomicLoad(&dyn_arena[me]);
+        dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
+        dyn_wg_idle = 0u;
+        dyn_wg_seen_pending = 0u;
+        dyn_wg_seen_progress = 0u;
+        dyn_wg_stats = array<u32, DYN_S_COUNT>();
+        atomicStore(&dyn_wg_lane_units, 0u);
+        if (me == 0u) {
+            atomicAdd(&dyn_control[DYN_C_LAUNCHES], 1u);
         }
     }
-    return taken;
+    for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
+        atomicStore(&dyn_wg_units[s], 0u);
+    }
+    // Bounded by the fuel: dyn_plan answers EXIT once it is spent.
+    loop {
+        storageBarrier();
+        dyn_prescan(me, lid);
+        if (lid == 0u) {
+            dyn_plan(me);
+        }
+        let cmd = workgroupUniformLoad(&dyn_wg_cmd);
+        if (cmd[0] == DYN_CMD_EXIT) {
+            break;
+        }
+        if (cmd[0] == DYN_CMD_CLAIM) {
+            dyn_take_claimed(me, lid, cmd);
+        } else if (cmd[0] == DYN_CMD_ROUND) {
+            // Acquire: every unit of the round wrote its results before its workgroup took
+            // `pending` down; `until` and the next round read them.
+            storageBarrier();
+            var give_back = false;
+            if (lid == 0u) {
+                give_back = dyn_end_round(me);
+            }
+            // Release: the done flag, the round count and what `until` wrote are visible before
+            // `pending` reads 0 again (whoever takes it next checks the done flag first).
+            storageBarrier();
+            if (give_back) {
+                atomicStore(&dyn_control[DYN_C_PENDING], 0u);
+            }
+        } else if (cmd[0] == DYN_CMD_GATHER || cmd[0] == DYN_CMD_RANGE || cmd[0] >= DYN_CMD_WIDE) {
+            if (cmd[0] == DYN_CMD_RANGE || (cmd[0] >= DYN_CMD_WIDE && ((cmd[0] - DYN_CMD_WIDE) & 1u) != 0u)) {
+                let split = workgroupUniformLoad(&dyn_wg_split);
+                if (split != 0u) {
+                    dyn_publish_split(lid, split);
+                }
+            }
+            // (DYN_WIDE: a program without wide stages compiles without the wide path.)
+            if (DYN_WIDE && cmd[0] >= DYN_CMD_WIDE) {
+                dyn_run_wide(me, lid, cmd);
+            } else {
+                dyn_run_lane(me, lid, cmd);
+            }
+            workgroupBarrier();
+            storageBarrier();
+            dyn_publish(me, lid, cmd);
+        }
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        atomicStore(&dyn_arena[me], dyn_wg_top);
+        dyn_flush_stats();
+    }
+    for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
+        let n = atomicLoad(&dyn_wg_units[s]);
+        if (n != 0u) {
+            atomicAdd(&dyn_control[DYN_C_UNITS + s], n);
+        }
+    }
 }
 
 // Every lane, before lane 0 plans: the loads the plan needs, one per lane instead of a row of
@@ -435,37 +533,6 @@ fn dyn_prescan(me: u32, lid: u32) {
         }
     }
     workgroupBarrier();
-}
-
-// Lane 0 only: a batch of up to DYN_BATCH indices from the top frames, whatever their sizes
-// (singles and small ranges alike), the last one taken in part if it does not fit; stops at a
-// frame of a wide stage. At least the top frame's first index is taken.
-fn dyn_gather(me: u32) {
-    let top = dyn_wg_top;
-    let n = min(top, DYN_BATCH);
-    var count = 0u;
-    var frames = 0u;
-    var full = 0u;
-    for (; frames < n && count < DYN_BATCH; frames++) {
-        if (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u) {
-            break;
-        }
-        let size = dyn_wg_sizes[frames];
-        let take = min(size, DYN_BATCH - count);
-        dyn_wg_pack[frames] = count;
-        count += take;
-        if (take < size) {
-            // The rest of this frame stays where it is, its first index moved on.
-            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + DYN_F_LO], dyn_wg_los[frames] + take);
-            frames++;
-            break;
-        }
-        full++;
-    }
-    dyn_wg_pack[frames] = count;
-    dyn_wg_full = full;
-    dyn_wg_top = top - full;
-    dyn_wg_cmd = array<u32, 4>(DYN_CMD_GATHER, frames, count, top);
 }
 
 // Lane 0 only: decides what the workgroup does next and writes it to dyn_wg_cmd.
@@ -571,8 +638,9 @@ fn dyn_plan(me: u32) {
         var room = DynTickets(0u, 0u, 0u);
         if (hi - lo > split_width) {
             let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
-            if (dyn_lend_budget(tail) > 0u) {
-                room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u));
+            let head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
+            if (dyn_lend_budget(tail, head) > 0u) {
+                room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u), head);
             }
         }
         if (room.count == 1u) {
@@ -583,7 +651,7 @@ fn dyn_plan(me: u32) {
             for (var w = 0u; w < DYN_FRAME_WORDS; w++) {
                 dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + w] = atomicLoad(&dyn_arena[f + w]);
             }
-            dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + 1u] = mid;
+            dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + DYN_F_LO] = mid;
             hi = mid;
             atomicStore(&dyn_arena[f + DYN_F_HI], mid);
             // Counted before it is published (dyn_publish_split), as every frame is.
@@ -615,127 +683,57 @@ fn dyn_plan(me: u32) {
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u), dyn_wg_top, count, 0u);
 }
 
-// Lane 0 only, after an acquire barrier, holding the one pending unit that dyn_plan took at the
-// end of a round: evaluates `until`, then ends the run or seeds the next round on this stack
-// (an empty stack: dyn_plan ends rounds only when it has nothing to run). Returns true when the
-// unit must go back (`pending` to 0, after a release barrier): the run ended, or the next round
-// is empty and ends at once.
-fn dyn_end_round(me: u32) -> bool {
-    if (atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
-        // The loop ended while this worker was taking the unit its finisher had given back.
-        return true;
+// Lane 0 only: the statistics of this launch into the control block.
+fn dyn_flush_stats() {
+    let sums = array<u32, 7>(DYN_C_FALLBACKS, DYN_C_SPLITS, DYN_C_RESERVES_LOST, DYN_C_CLAIMS_LOST,
+                             DYN_C_BATCHES, DYN_C_IDLE_STEPS, DYN_C_FUEL_EXHAUSTED);
+    for (var i = 0u; i < 7u; i++) {
+        if (dyn_wg_stats[i] != 0u) {
+            atomicAdd(&dyn_control[sums[i]], dyn_wg_stats[i]);
+        }
     }
-    let round = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
-    dyn_round_index = round;
-    let stop = dyn_until();
-    atomicStore(&dyn_control[DYN_C_ROUNDS], round + 1u);
-    if (stop || round + 1u >= DYN_MAX_ROUNDS) {
-        dyn_finish();
-        return true;
+    atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], dyn_wg_stats[DYN_S_STACK_HIGH_WATER]);
+    atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], dyn_wg_stats[DYN_S_RING_HIGH_WATER]);
+    let lane_units = atomicLoad(&dyn_wg_lane_units);
+    if (lane_units != 0u) {
+        atomicAdd(&dyn_control[DYN_C_LANE_UNITS], lane_units);
     }
-    let count = dyn_entry_count();
-    if (count == 0u) {
-        return true;
-    }
-    let f = dyn_stack_frame(me, 0u);
-    atomicStore(&dyn_arena[f], dyn_entry_stage());
-    atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
-    atomicStore(&dyn_arena[f + DYN_F_HI], count);
-    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
-    dyn_wg_top = 1u;
-    dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], 1u);
-    return false;
-}
-
-// Every lane: copies claimed ring frames onto the stack, then frees their slots.
-fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
-    let ticket = cmd[1];
-    let count = cmd[2];
-    let shard = cmd[3];
-    storageBarrier();
-    for (var j = lid; j < count * DYN_FRAME_WORDS; j += DYN_WG) {
-        let n = j / DYN_FRAME_WORDS;
-        let w = j % DYN_FRAME_WORDS;
-        let v = atomicLoad(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w]);
-        atomicStore(&dyn_arena[dyn_stack_frame(me, dyn_wg_top + n) + w], v);
-    }
-    storageBarrier();
-    for (var n = lid; n < count; n += DYN_WG) {
-        let t = ticket + n;
-        atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + dyn_shard_slots);
-    }
-    workgroupBarrier();
-    if (lid == 0u) {
-        dyn_wg_top += count;
-        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], dyn_wg_top);
+    if (dyn_wg_stats[DYN_S_BATCHES] != 0u) {
+        atomicAdd(&dyn_control[DYN_C_BUSY_WORKERS], 1u);
     }
 }
 
-// One lane: runs the unit whose payload is in dyn_unit_words, then, in registers, what it holds
-// (a `become` carry or a single child) and, in a range window, the next index, while it has
-// staged nothing and has run fewer than DYN_LANE_UNITS units; what it still holds then is staged
-// as a frame. `window` > 0: indices up to `lo + window` of the same range frame may be taken.
-fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
-    var stage = stage0;
-    var index = index0;
-    // Units of `stage` run in a row, counted in a register and added to the workgroup's count
-    // when the stage changes (a chain of carries is one stage).
-    var run_stage = stage0;
-    var run_length = 0u;
-    // A range window's units share the frame's payload and recursion counter: read once, kept
-    // here, so that taking the next index touches no global memory.
-    let range_words = dyn_unit_words;
-    let range_rec = dyn_cur_rec;
-    dyn_lane_staged = false;
-    dyn_lane_deferred = false;
-    dyn_held = DYN_HELD_NONE;
-    dyn_lane_ran = 0u;
-    loop {
-        dyn_cur_stage = stage;
-        // A looping stage's case runs more than this one unit, and counts them here.
-        let ran_before = dyn_lane_ran;
-        dyn_lane_ran += 1u;
-        dyn_execute(stage, index);
-        if (DYN_STREAMS && dyn_lane_deferred) {
-            dyn_lane_ran = ran_before;
+// ---- docs/executor.md, "Forming a batch" ----
+
+// Lane 0 only: a batch of up to DYN_BATCH indices from the top frames, whatever their sizes
+// (singles and small ranges alike), the last one taken in part if it does not fit; stops at a
+// frame of a wide stage. At least the top frame's first index is taken.
+fn dyn_gather(me: u32) {
+    let top = dyn_wg_top;
+    let n = min(top, DYN_BATCH);
+    var count = 0u;
+    var frames = 0u;
+    var full = 0u;
+    for (; frames < n && count < DYN_BATCH; frames++) {
+        if (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u) {
             break;
         }
-        if (stage != run_stage) {
-            atomicAdd(&dyn_wg_units[run_stage], run_length);
-            run_stage = stage;
-            run_length = 0u;
-        }
-        run_length += dyn_lane_ran - ran_before;
-        if (dyn_held != DYN_HELD_NONE) {
-            // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
-            if (dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
-                dyn_spill_held();
-                break;
-            }
-            stage = dyn_held_stage;
-            index = 0u;
-            dyn_cur_rec = dyn_held_rec;
-            dyn_unit_words = dyn_held_words;
-            dyn_held = DYN_HELD_NONE;
-            continue;
-        }
-        if (window == 0u || dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS) {
+        let size = dyn_wg_sizes[frames];
+        let take = min(size, DYN_BATCH - count);
+        dyn_wg_pack[frames] = count;
+        count += take;
+        if (take < size) {
+            // The rest of this frame stays where it is, its first index moved on.
+            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + DYN_F_LO], dyn_wg_los[frames] + take);
+            frames++;
             break;
         }
-        let j = atomicAdd(&dyn_wg_next, 1u);
-        if (j >= window) {
-            break;
-        }
-        stage = stage0;
-        index = lo + j;
-        dyn_cur_rec = range_rec;
-        dyn_unit_words = range_words;
+        full++;
     }
-    dyn_streams_lane_end();
-    atomicAdd(&dyn_wg_units[run_stage], run_length);
-    if (dyn_lane_ran > 1u) {
-        atomicAdd(&dyn_wg_lane_units, dyn_lane_ran - 1u);
-    }
+    dyn_wg_pack[frames] = count;
+    dyn_wg_full = full;
+    dyn_wg_top = top - full;
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_GATHER, frames, count, top);
 }
 
 // The payload of the frame at word `f` into the lane's unit words.
@@ -808,6 +806,146 @@ fn dyn_range_taken(me: u32, cmd: array<u32, 4>) {
     }
 }
 
+// ---- docs/executor.md, "Units in registers" ----
+
+// One lane: runs the unit whose payload is in dyn_unit_words, then, in registers, what it holds
+// (a `become` carry or a single child) and, in a range window, the next index, while it has
+// staged nothing and has run fewer than DYN_LANE_UNITS units; what it still holds then is staged
+// as a frame. `window` > 0: indices up to `lo + window` of the same range frame may be taken.
+fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
+    var stage = stage0;
+    var index = index0;
+    // Units of `stage` run in a row, counted in a register and added to the workgroup's count
+    // when the stage changes (a chain of carries is one stage).
+    var run_stage = stage0;
+    var run_length = 0u;
+    // A range window's units share the frame's payload and recursion counter: read once, kept
+    // here, so that taking the next index touches no global memory.
+    let range_words = dyn_unit_words;
+    let range_rec = dyn_cur_rec;
+    dyn_lane_staged = false;
+    dyn_lane_deferred = false;
+    dyn_held = DYN_HELD_NONE;
+    dyn_lane_ran = 0u;
+    loop {
+        dyn_cur_stage = stage;
+        // A looping stage's case runs more than this one unit, and counts them here.
+        let ran_before = dyn_lane_ran;
+        dyn_lane_ran += 1u;
+        dyn_execute(stage, index);
+        if (DYN_STREAMS && dyn_lane_deferred) {
+            dyn_lane_ran = ran_before;
+            break;
+        }
+        if (stage != run_stage) {
+            atomicAdd(&dyn_wg_units[run_stage], run_length);
+            run_stage = stage;
+            run_length = 0u;
+        }
+        run_length += dyn_lane_ran - ran_before;
+        if (dyn_held != DYN_HELD_NONE) {
+            // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
+            if (dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
+                dyn_spill_held();
+                break;
+            }
+            stage = dyn_held_stage;
+            index = 0u;
+            dyn_cur_rec = dyn_held_rec;
+            dyn_unit_words = dyn_held_words;
+            dyn_held = DYN_HELD_NONE;
+            continue;
+        }
+        if (window == 0u || dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS) {
+            break;
+        }
+        let j = atomicAdd(&dyn_wg_next, 1u);
+        if (j >= window) {
+            break;
+        }
+        stage = stage0;
+        index = lo + j;
+        dyn_cur_rec = range_rec;
+        dyn_unit_words = range_words;
+    }
+    dyn_streams_lane_end();
+    atomicAdd(&dyn_wg_units[run_stage], run_length);
+    if (dyn_lane_ran > 1u) {
+        atomicAdd(&dyn_wg_lane_units, dyn_lane_ran - 1u);
+    }
+}
+
+// A `become` or single spawn of a one-lane unit: the lane holds it in registers (the site then
+// writes its payload into dyn_held_words) to run it next. A lane holds one unit: one it held
+// already (a spawn, then another spawn or a `become`) goes out as a frame first.
+fn dyn_hold(kind: u32, stage: u32, rec: u32) {
+    if (dyn_held != DYN_HELD_NONE) {
+        dyn_spill_held();
+    }
+    dyn_held = kind;
+    dyn_held_stage = stage;
+    dyn_held_rec = rec;
+}
+
+// The held unit becomes a staged frame: a carry stays at its parent's depth, a child is one of
+// its parent's spawns, so the staging caps and the stack bound count it as before.
+fn dyn_spill_held() {
+    var o: u32;
+    if (dyn_held == DYN_HELD_CARRY) {
+        o = dyn_push_carry(dyn_held_stage, dyn_held_rec);
+    } else {
+        o = dyn_push_child(dyn_held_stage, 1u, dyn_held_rec);
+    }
+    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
+        dyn_wg_staging[o + w] = dyn_held_words[w];
+    }
+    dyn_held = DYN_HELD_NONE;
+}
+
+// ---- docs/executor.md, "Lending on demand" ----
+
+// A one-lane range of `stage` wider than this is split on demand ("Lending on demand" in
+// docs/executor.md): two windows, or DYN_CHAIN_SPLIT_WIDTH when each index may start a long
+// chain of carries.
+fn dyn_split_width(stage: u32) -> u32 {
+    if (dyn_becomes(stage)) {
+        return DYN_CHAIN_SPLIT_WIDTH;
+    }
+    return 2u * DYN_BATCH * DYN_RANGE_WINDOW;
+}
+
+// Lane 0 only. How many more frames the home shard should take to feed idle workers: up to
+// DYN_LEND_FRAMES per worker of the shard queued (tail - head; both relaxed reads, so an
+// estimate, which is all a policy needs). Frames beyond it stay on the spawner's stack,
+// depth-first. `tail` and `head` are the home shard's, as the caller read them.
+fn dyn_lend_budget(tail: u32, head: u32) -> u32 {
+    let queued = tail - head;
+    let wanted = dyn_params.dyn_workers / dyn_shards * DYN_LEND_FRAMES;
+    if (queued >= wanted) {
+        return 0u;
+    }
+    return wanted - queued;
+}
+
+// Every lane, before a range batch runs, when its plan split the range: the upper half goes out
+// at once (the same barriers as dyn_publish), so idle workers get it while this batch runs.
+fn dyn_publish_split(lid: u32, split: u32) {
+    let t = split - 1u;
+    let slot = dyn_slot(dyn_wg_split_shard, t);
+    // Acquire: the slot's previous frame was read before its consumer freed it.
+    storageBarrier();
+    if (lid < DYN_FRAME_WORDS) {
+        atomicStore(&dyn_arena[dyn_ring_frame(slot) + lid], dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid]);
+    }
+    // Release: the frame is visible before its state says "published".
+    storageBarrier();
+    if (lid == 0u) {
+        atomicStore(&dyn_arena[dyn_ring_state(slot)], dyn_ticket_base(t) + 1u);
+    }
+}
+
+// ---- docs/executor.md, "Wide stages" ----
+
 // Every lane, from uniform control flow: a batch of units of one wide stage, each run by a group
 // of dyn_width(stage) lanes. `stage` comes from the broadcast command, so the generated switch
 // in dyn_execute_wide, and the barriers in the body, are reached by the whole workgroup. The
@@ -848,15 +986,17 @@ fn dyn_run_wide(me: u32, lid: u32, cmd: array<u32, 4>) {
     dyn_lane_active = true;
 }
 
+// ---- docs/executor.md, "Spawns inside a batch" ----
+
 // Site helpers, called by the generated dyn_site_k functions from inside stage bodies.
 // Each returns the staging word offset where the caller writes the payload.
 fn dyn_staging_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
     let o = slot * DYN_FRAME_WORDS;
     dyn_wg_staging[o] = stage;
-    dyn_wg_staging[o + 1u] = 0u;
-    dyn_wg_staging[o + 2u] = hi;
-    dyn_wg_staging[o + 3u] = rec;
-    return o + 4u;
+    dyn_wg_staging[o + DYN_F_LO] = 0u;
+    dyn_wg_staging[o + DYN_F_HI] = hi;
+    dyn_wg_staging[o + DYN_F_REC] = rec;
+    return o + DYN_FRAME_HEADER;
 }
 
 fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
@@ -880,49 +1020,6 @@ fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
         return DYN_SCRATCH;
     }
     return dyn_staging_frame(j, stage, 1u, rec);
-}
-
-// A `become` or single spawn of a one-lane unit: the lane holds it in registers (the site then
-// writes its payload into dyn_held_words) to run it next. A lane holds one unit: one it held
-// already (a spawn, then another spawn or a `become`) goes out as a frame first.
-fn dyn_hold(kind: u32, stage: u32, rec: u32) {
-    if (dyn_held != DYN_HELD_NONE) {
-        dyn_spill_held();
-    }
-    dyn_held = kind;
-    dyn_held_stage = stage;
-    dyn_held_rec = rec;
-}
-
-// The held unit becomes a staged frame: a carry stays at its parent's depth, a child is one of
-// its parent's spawns, so the staging caps and the stack bound count it as before.
-fn dyn_spill_held() {
-    var o: u32;
-    if (dyn_held == DYN_HELD_CARRY) {
-        o = dyn_push_carry(dyn_held_stage, dyn_held_rec);
-    } else {
-        o = dyn_push_child(dyn_held_stage, 1u, dyn_held_rec);
-    }
-    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
-        dyn_wg_staging[o + w] = dyn_held_words[w];
-    }
-    dyn_held = DYN_HELD_NONE;
-}
-
-// A unit of a one-lane stage that found a stream window full goes back unrun, as a frame of
-// the one index it is (payload and recursion counter as loaded), staged like a child: a lane
-// defers only a first unit, before it staged anything, so the child caps and the stack bound
-// hold (layout.rs gives emitting stages a child slot and the stack one more generation).
-fn dyn_defer(stage: u32, index: u32) {
-    dyn_lane_deferred = true;
-    let o = dyn_push_child(stage, index + 1u, dyn_cur_rec);
-    if (o == DYN_SCRATCH) {
-        return;
-    }
-    dyn_wg_staging[o - 3u] = index;
-    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
-        dyn_wg_staging[o + w] = dyn_unit_words[w];
-    }
 }
 
 // Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry
@@ -959,45 +1056,27 @@ fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
     return rec;
 }
 
-// Every lane, before a range batch runs, when its plan split the range: the upper half goes out
-// at once (the same barriers as dyn_publish), so idle workers get it while this batch runs.
-fn dyn_publish_split(lid: u32, split: u32) {
-    let t = split - 1u;
-    let slot = dyn_slot(dyn_wg_split_shard, t);
-    // Acquire: the slot's previous frame was read before its consumer freed it.
-    storageBarrier();
-    if (lid < DYN_FRAME_WORDS) {
-        atomicStore(&dyn_arena[dyn_ring_frame(slot) + lid], dyn_wg_staging[DYN_SPLIT_SLOT * DYN_FRAME_WORDS + lid]);
+// A unit of a one-lane stage that found a stream window full goes back unrun, as a frame of
+// the one index it is (payload and recursion counter as loaded), staged like a child: a lane
+// defers only a first unit, before it staged anything, so the child caps and the stack bound
+// hold (layout.rs gives emitting stages a child slot and the stack one more generation).
+fn dyn_defer(stage: u32, index: u32) {
+    dyn_lane_deferred = true;
+    let o = dyn_push_child(stage, index + 1u, dyn_cur_rec);
+    if (o == DYN_SCRATCH) {
+        return;
     }
-    // Release: the frame is visible before its state says "published".
-    storageBarrier();
-    if (lid == 0u) {
-        atomicStore(&dyn_arena[dyn_ring_state(slot)], dyn_ticket_base(t) + 1u);
-    }
-}
-
-// Lane 0 only: the statistics of this launch into the control block.
-fn dyn_flush_stats() {
-    let sums = array<u32, 7>(DYN_C_FALLBACKS, DYN_C_SPLITS, DYN_C_RESERVES_LOST, DYN_C_CLAIMS_LOST,
-                             DYN_C_BATCHES, DYN_C_IDLE_STEPS, DYN_C_FUEL_EXHAUSTED);
-    for (var i = 0u; i < 7u; i++) {
-        if (dyn_wg_stats[i] != 0u) {
-            atomicAdd(&dyn_control[sums[i]], dyn_wg_stats[i]);
-        }
-    }
-    atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], dyn_wg_stats[DYN_S_STACK_HIGH_WATER]);
-    atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], dyn_wg_stats[DYN_S_RING_HIGH_WATER]);
-    let lane_units = atomicLoad(&dyn_wg_lane_units);
-    if (lane_units != 0u) {
-        atomicAdd(&dyn_control[DYN_C_LANE_UNITS], lane_units);
-    }
-    if (dyn_wg_stats[DYN_S_BATCHES] != 0u) {
-        atomicAdd(&dyn_control[DYN_C_BUSY_WORKERS], 1u);
+    dyn_wg_staging[o - 3u] = index;
+    for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
+        dyn_wg_staging[o + w] = dyn_unit_words[w];
     }
 }
 
 // Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
+    // Lane 0's: read for the lend budget, used by the reservation after the scan (unused when
+    // nothing is offered).
+    var head = 0u;
     if (lid == 0u) {
         if (cmd[0] == DYN_CMD_RANGE) {
             dyn_range_taken(me, cmd);
@@ -1008,7 +1087,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         if (keyed + lent > 0u) {
-            lent = min(lent, dyn_lend_budget(tail));
+            head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
+            lent = min(lent, dyn_lend_budget(tail, head));
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + lent);
         atomicStore(&dyn_wg_scan_run, keyed + lent);
@@ -1022,7 +1102,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack.
-        let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run));
+        let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), head);
         let to_ring = ring.count;
         var kept = children - (to_ring - min(to_ring, keyed));
         var stacked = carries;
@@ -1088,127 +1168,68 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     }
 }
 
-@compute @workgroup_size(DYN_WG)
-fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    dyn_load_params();
-    // Two rows: the check launch that follows dyn_finish with queues; it runs only when the
-    // chain's dispatches did not (they empty it), and then fails the run (stdlib/queues.wgsl).
-    if (groups.y > 1u) {
-        if (lid == 0u && wid.y == 0u) {
-            dyn_check_dispatches();
-        }
-        return;
+// Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
+// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared.
+fn dyn_sweep(me: u32) -> u32 {
+    let words = dyn_keyed_words();
+    if (words == 0u) {
+        return 0u;
     }
-    let me = wid.x;
-    dyn_shard_setup(me);
-    dyn_streams_setup();
-    if (lid == 0u) {
-        dyn_wg_top = atomicLoad(&dyn_arena[me]);
-        dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
-        dyn_wg_idle = 0u;
-        dyn_wg_seen_pending = 0u;
-        dyn_wg_seen_progress = 0u;
-        dyn_wg_stats = array<u32, DYN_S_COUNT>();
-        atomicStore(&dyn_wg_lane_units, 0u);
-        if (me == 0u) {
-            atomicAdd(&dyn_control[DYN_C_LAUNCHES], 1u);
-        }
-    }
-    for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
-        atomicStore(&dyn_wg_units[s], 0u);
-    }
-    // Bounded by the fuel: dyn_plan answers EXIT once it is spent.
-    loop {
-        storageBarrier();
-        dyn_prescan(me, lid);
-        if (lid == 0u) {
-            dyn_plan(me);
-        }
-        let cmd = workgroupUniformLoad(&dyn_wg_cmd);
-        if (cmd[0] == DYN_CMD_EXIT) {
-            break;
-        }
-        if (cmd[0] == DYN_CMD_CLAIM) {
-            dyn_take_claimed(me, lid, cmd);
-        } else if (cmd[0] == DYN_CMD_ROUND) {
-            // Acquire: every unit of the round wrote its results before its workgroup took
-            // `pending` down; `until` and the next round read them.
-            storageBarrier();
-            var give_back = false;
-            if (lid == 0u) {
-                give_back = dyn_end_round(me);
+    var taken = 0u;
+    for (var n = 0u; n < DYN_SWEEP_WORDS && taken < DYN_BATCH; n++) {
+        let w = atomicAdd(&dyn_control[DYN_C_SWEEP], 1u) % words;
+        var bits = atomicLoad(&dyn_marks[w]);
+        for (var b = 0u; b < 32u && bits != 0u && taken < DYN_BATCH; b++) {
+            let bit = 1u << b;
+            if ((bits & bit) == 0u) {
+                continue;
             }
-            // Release: the done flag, the round count and what `until` wrote are visible before
-            // `pending` reads 0 again (whoever takes it next checks the done flag first).
-            storageBarrier();
-            if (give_back) {
-                atomicStore(&dyn_control[DYN_C_PENDING], 0u);
+            bits = bits & ~bit;
+            let old = atomicAnd(&dyn_marks[w], ~bit);
+            if ((old & bit) != 0u) {
+                let f = dyn_stack_frame(me, dyn_wg_top + taken);
+                atomicStore(&dyn_arena[f], dyn_word_stage(w) | (DYN_FLAG_OWNED << 16u));
+                atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
+                atomicStore(&dyn_arena[f + DYN_F_HI], 1u);
+                atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+                atomicStore(&dyn_arena[f + DYN_FRAME_HEADER], dyn_word_first_key(w) + b);
+                taken += 1u;
             }
-        } else if (cmd[0] == DYN_CMD_GATHER || cmd[0] == DYN_CMD_RANGE || cmd[0] >= DYN_CMD_WIDE) {
-            if (cmd[0] == DYN_CMD_RANGE || (cmd[0] >= DYN_CMD_WIDE && ((cmd[0] - DYN_CMD_WIDE) & 1u) != 0u)) {
-                let split = workgroupUniformLoad(&dyn_wg_split);
-                if (split != 0u) {
-                    dyn_publish_split(lid, split);
-                }
-            }
-            // (DYN_WIDE: a program without wide stages compiles without the wide path.)
-            if (DYN_WIDE && cmd[0] >= DYN_CMD_WIDE) {
-                dyn_run_wide(me, lid, cmd);
-            } else {
-                dyn_run_lane(me, lid, cmd);
-            }
-            workgroupBarrier();
-            storageBarrier();
-            dyn_publish(me, lid, cmd);
         }
     }
-    workgroupBarrier();
-    if (lid == 0u) {
-        atomicStore(&dyn_arena[me], dyn_wg_top);
-        dyn_flush_stats();
-    }
-    for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
-        let n = atomicLoad(&dyn_wg_units[s]);
-        if (n != 0u) {
-            atomicAdd(&dyn_control[DYN_C_UNITS + s], n);
-        }
-    }
+    return taken;
 }
 
-// Seeds the entry's work: dyn_entry_count() units as fan-out frames in the ring, ticket 0 of
-// shards 0, 1, ... (The first round of a graph-level loop; an empty one still runs, to evaluate
-// `until`.)
-@compute @workgroup_size(1)
-fn dyn_init() {
-    dyn_load_params();
-    dyn_shard_setup(0u);
-    dyn_streams_init();
+// ---- docs/executor.md, "Rounds (graph-level loops)" ----
+
+// Lane 0 only, after an acquire barrier, holding the one pending unit that dyn_plan took at the
+// end of a round: evaluates `until`, then ends the run or seeds the next round on this stack
+// (an empty stack: dyn_plan ends rounds only when it has nothing to run). Returns true when the
+// unit must go back (`pending` to 0, after a release barrier): the run ended, or the next round
+// is empty and ends at once.
+fn dyn_end_round(me: u32) -> bool {
+    if (atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
+        // The loop ended while this worker was taking the unit its finisher had given back.
+        return true;
+    }
+    let round = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
+    dyn_round_index = round;
+    let stop = dyn_until();
+    atomicStore(&dyn_control[DYN_C_ROUNDS], round + 1u);
+    if (stop || round + 1u >= DYN_MAX_ROUNDS) {
+        dyn_finish();
+        return true;
+    }
     let count = dyn_entry_count();
-    atomicStore(&dyn_control[DYN_C_ARGS + 1u], 1u);
-    atomicStore(&dyn_control[DYN_C_ARGS + 2u], 1u);
-    // Nothing for the persistent kernel (the partitioned schedule dispatched the entry, and so
-    // every stage it reaches, or the entry is empty): one worker finds nothing pending and calls
-    // dyn_finish, or ends a graph-level loop's empty round.
-    if (dyn_seed_queues() || count == 0u) {
-        atomicStore(&dyn_control[DYN_C_ARGS], 1u);
-        return;
+    if (count == 0u) {
+        return true;
     }
-    // One piece per shard, each at least dyn_split_width indices (as wide as a worker's split
-    // leaves a range), published as ticket 0 of shards 0, 1, ..: every shard's workers start at
-    // once, instead of after the log2(shards) rounds of splits that would bring work to them.
-    let pieces = clamp(count / dyn_split_width(dyn_entry_stage()), 1u, dyn_shards);
-    let share = count / pieces;
-    let extra = count % pieces;
-    for (var s = 0u; s < pieces; s++) {
-        let slot = dyn_slot(s, 0u);
-        let f = dyn_ring_frame(slot);
-        atomicStore(&dyn_arena[f], dyn_entry_stage());
-        atomicStore(&dyn_arena[f + DYN_F_LO], s * share + min(s, extra));
-        atomicStore(&dyn_arena[f + DYN_F_HI], (s + 1u) * share + min(s + 1u, extra));
-        atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
-        atomicStore(&dyn_arena[dyn_ring_state(slot)], 1u);
-        atomicStore(&dyn_control[dyn_shard_tail(s)], 1u);
-    }
-    atomicStore(&dyn_control[DYN_C_PENDING], pieces);
-    atomicStore(&dyn_control[DYN_C_ARGS], dyn_params.dyn_workers);
+    let f = dyn_stack_frame(me, 0u);
+    atomicStore(&dyn_arena[f], dyn_entry_stage());
+    atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
+    atomicStore(&dyn_arena[f + DYN_F_HI], count);
+    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+    dyn_wg_top = 1u;
+    dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], 1u);
+    return false;
 }

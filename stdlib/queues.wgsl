@@ -4,6 +4,11 @@
 // (dispatches are recorded in topological order) and a producer that finds the queue full can
 // run the target's indices itself by a plain call: WGSL forbids recursion, not call chains.
 //
+// The code generator appends, after this file, each dispatched stage's kernel, the serial
+// fallback (when a one-lane stage is dispatched) and this function:
+//   dyn_queue_stage(q: u32) -> u32   queue q's stage (DYN_STAGES past the last queue), for the
+//                                    error of a check launch (dyn_check_dispatches)
+//
 // Queue q's control block, DYN_QUEUE_WORDS words from DYN_C_QUEUES + q * DYN_QUEUE_WORDS:
 const DYN_Q_ARGS: u32 = 0u;    // x, y, z: the indirect arguments of the queue's next dispatch
 const DYN_Q_FRAMES: u32 = 3u;  // frames taken (never above the ring's slot count at rest)

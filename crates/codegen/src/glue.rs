@@ -393,6 +393,10 @@ fn fallback_entries(program: &Program, partition: &Partition) -> u32 {
         .unwrap_or(0)
 }
 
+/// Words before the payload of a fallback entry: a frame's header without its recursion counter
+/// (dispatched stages do not recurse), the next index and the end at `DYN_F_LO` and `DYN_F_HI`.
+const FALLBACK_HEADER_WORDS: u32 = 3;
+
 /// The partitioned schedule's serial fallback: a spawn that finds a one-lane target's queue full
 /// pushes `[stage, next index, end, payload...]` on the lane's private stack; after the unit,
 /// its kernel calls its `dyn_fallback_run`, which runs the top entry's next index until the
@@ -422,6 +426,7 @@ pub fn fallback_wgsl(program: &Program, partition: &Partition) -> String {
     let entries = fallback_entries(program, partition).max(1);
     let mut out = format!(
         "
+const DYN_FB_HEADER: u32 = {FALLBACK_HEADER_WORDS}u;
 const DYN_FB_WORDS: u32 = {words}u;
 const DYN_FB_ENTRIES: u32 = {entries}u;
 // One entry more than the bound: a push past it (a dyngc bug) writes there and fails the run.
@@ -438,14 +443,14 @@ fn dyn_fallback_push(stage: u32, n: u32) -> u32 {{
     }}
     let f = e * DYN_FB_WORDS;
     dyn_fb[f] = stage;
-    dyn_fb[f + 1u] = 0u;
-    dyn_fb[f + 2u] = n;
-    return f + 3u;
+    dyn_fb[f + DYN_F_LO] = 0u;
+    dyn_fb[f + DYN_F_HI] = n;
+    return f + DYN_FB_HEADER;
 }}
 
 ",
-        words = 3 + payload_words,
-        total = (3 + payload_words) * (entries + 1),
+        words = FALLBACK_HEADER_WORDS + payload_words,
+        total = (FALLBACK_HEADER_WORDS + payload_words) * (entries + 1),
     );
     let kernels = std::iter::once(Kernel::Persistent).chain((0..partition.dispatches.len()).map(Kernel::Dispatch));
     for kernel in kernels {
@@ -462,11 +467,11 @@ fn {}() {{
             break;
         }}
         let f = (dyn_fb_top - 1u) * DYN_FB_WORDS;
-        let index = dyn_fb[f + 1u];
-        if (index + 1u >= dyn_fb[f + 2u]) {{
+        let index = dyn_fb[f + DYN_F_LO];
+        if (index + 1u >= dyn_fb[f + DYN_F_HI]) {{
             dyn_fb_top -= 1u;
         }} else {{
-            dyn_fb[f + 1u] = index + 1u;
+            dyn_fb[f + DYN_F_LO] = index + 1u;
         }}
         // The payload is read before the body runs: its pushes may reuse the entry.
         switch dyn_fb[f] {{
@@ -476,7 +481,7 @@ fn {}() {{
         for &t in &reach {
             let stage = &program.stages[t];
             let payload = stage.payload.as_ref().map_or("0u".to_string(), |(_, ty)| {
-                unpack(program, ty, &|i| format!("dyn_fb[f + {}u]", 3 + i), &mut 0)
+                unpack(program, ty, &|i| format!("dyn_fb[f + DYN_FB_HEADER + {i}u]"), &mut 0)
             });
             let _ = writeln!(
                 out,
@@ -494,7 +499,7 @@ fn frame_payload(program: &Program, ty: &Ty) -> String {
     unpack(
         program,
         ty,
-        &|i| format!("atomicLoad(&dyn_arena[f + {}u])", 4 + i),
+        &|i| format!("atomicLoad(&dyn_arena[f + DYN_FRAME_HEADER + {i}u])"),
         &mut 0,
     )
 }

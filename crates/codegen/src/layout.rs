@@ -59,6 +59,7 @@ pub const FRAME_HEADER_WORDS: u32 = 4;
 
 pub const DEFAULT_WORKERS: u32 = 64;
 pub const DEFAULT_FUEL: u32 = 4096;
+/// The manifest's default `chain_length`: the most launches recorded per submission.
 pub const CHAIN_LENGTH: u32 = 16;
 /// Control words of one dispatched stage's queue: indirect `x, y, z`, frames taken, the next
 /// frame to take, chunks queued, workgroups finished, and the frame that wants help.

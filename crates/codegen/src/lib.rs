@@ -15,6 +15,12 @@ mod streams;
 pub use layout::{LANE_UNITS, WORKGROUP_SIZE};
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
+// Quoted by docs/executor.md's prose, which tests/examples.rs checks against them.
+pub use layout::{
+    CHAIN_LENGTH, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS, MIN_RING_SLOTS, QUEUE_WORDS,
+    WORKGROUP_MEMORY,
+};
+pub use schedule::{LEAF_DISPATCH_WG, SPAWNER_DISPATCH_WG};
 pub use streams::EMIT_BUFFER_WORDS;
 
 use dyngc_artifact as art;
@@ -52,13 +58,13 @@ pub enum Emit {
 /// Generates the kernels for `program` under `schedule`. Errors (work items too large for
 /// workgroup memory, an internal naga rejection) come back as diagnostics. Only the checker
 /// makes an [`Executable`], so the program's invariants (`dyngc_ir`'s crate docs) hold here.
-pub fn generate(program: &Executable, schedule: Schedule) -> Result<Artifact, Vec<Diagnostic>> {
-    let program: &Program = program;
+pub fn generate(executable: &Executable, schedule: Schedule) -> Result<Artifact, Vec<Diagnostic>> {
+    let program: &Program = executable;
     let partition = schedule::partition(program, schedule);
     let queues = partition.dispatches.len() as u32;
     let bindings = ExecutorBindings::new(program);
     let parse = |layout: &Layout| {
-        let text = module_text(program, &partition, layout, &bindings);
+        let text = module_text(executable, &partition, layout, &bindings);
         naga::front::wgsl::parse_str(&text)
             .map(|module| (module, text.clone()))
             .map_err(|e| internal(program, e.emit_to_string(&text)))
@@ -496,7 +502,8 @@ impl ExecutorBindings {
     }
 }
 
-fn module_text(program: &Program, partition: &Partition, layout: &Layout, bindings: &ExecutorBindings) -> String {
+fn module_text(executable: &Executable, partition: &Partition, layout: &Layout, bindings: &ExecutorBindings) -> String {
+    let program: &Program = executable;
     let mut out = ModuleText::default();
     out.push(&layout.wgsl_constants(program.stages.len()));
     out.push("\n");
@@ -522,7 +529,7 @@ fn module_text(program: &Program, partition: &Partition, layout: &Layout, bindin
     }
     out.push("\n");
     out.push(&streams::stream_glue(program, layout));
-    dyngc_ir::wgsl::user_module(program, &mut out, &|k| glue::site_fn(program, partition, k), &|r| {
+    dyngc_ir::wgsl::user_module(executable, &mut out, &|k| glue::site_fn(program, partition, k), &|r| {
         streams::emit_fn(program, r)
     });
     out.push(&glue::executor_glue(program, partition, layout));

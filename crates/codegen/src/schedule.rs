@@ -2,7 +2,7 @@
 //! (`--schedule partitioned`, docs/executor.md "Partitioned schedule").
 
 pub use dyngc_artifact::Schedule;
-use dyngc_ir::{IdVec, Program, StageId};
+use dyngc_ir::{Executable, IdVec, Program, StageId};
 use petgraph::visit::{NodeFiltered, Reversed, Walker};
 
 /// Workgroup size of a dispatched stage that spawns nothing: no staging to share, so lanes are cheap.
@@ -132,7 +132,7 @@ pub fn partition(program: &Program, schedule: Schedule) -> Partition {
 /// stage, else the megakernel (the two then build the same kernels; the manifest says which). On
 /// the H200 the partitioned triangle and row_sum were as fast or faster at every arena
 /// (docs/performance.md, "Schedules").
-pub fn auto(program: &Program) -> Schedule {
+pub fn auto(program: &Executable) -> Schedule {
     if partition(program, Schedule::Partitioned).dispatches.is_empty() {
         Schedule::Megakernel
     } else {

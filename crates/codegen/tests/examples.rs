@@ -3,17 +3,22 @@
 use dyngc_codegen::Schedule;
 use std::path::Path;
 
-fn check(path: &Path) -> dyngc_ir::Executable {
+fn check(path: &Path) -> dyngc_compiler::Checked {
     let source = std::fs::read_to_string(path).unwrap();
     let name = path.file_stem().unwrap().to_str().unwrap();
-    let checked = dyngc_compiler::check(&source, name);
-    checked
-        .program
-        .unwrap_or_else(|| panic!("{path:?}: {:#?}", checked.diagnostics))
+    dyngc_compiler::check(&source, name)
+}
+
+/// The front ends' pipeline (`dyngc_compiler`), under a fixed schedule.
+fn build(path: &Path, checked: &dyngc_compiler::Checked, schedule: Schedule) -> dyngc_codegen::Artifact {
+    let compiled = dyngc_compiler::generate(checked, schedule.into());
+    compiled
+        .artifact
+        .unwrap_or_else(|| panic!("{path:?}: {:#?}", compiled.diagnostics))
 }
 
 fn generate(path: &Path, schedule: Schedule) -> dyngc_codegen::Artifact {
-    dyngc_codegen::generate(&check(path), schedule).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"))
+    build(path, &check(path), schedule)
 }
 
 fn examples() -> Vec<std::path::PathBuf> {
@@ -99,7 +104,8 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
         } else {
             Schedule::Partitioned
         };
-        assert_eq!(dyngc_codegen::auto_schedule(&check(&path)), want, "{name}");
+        let program = check(&path).program.expect("generated above");
+        assert_eq!(dyngc_codegen::auto_schedule(&program), want, "{name}");
         if dispatches.is_empty() {
             assert_eq!(partitioned.wgsl, generate(&path, Schedule::Megakernel).wgsl, "{name}");
         }
@@ -107,7 +113,8 @@ fn partitioned_schedule_dispatches_acyclic_tails() {
 }
 
 /// Every constant in docs/executor.md's "Constants" table has the value the generated WGSL
-/// declares, so the text cannot drift from the code.
+/// declares, and every number its prose quotes from the generator's Rust constants is that
+/// constant's value, so the text cannot drift from the code.
 #[test]
 fn executor_doc_quotes_the_code_constants() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/executor.md")).unwrap();
@@ -130,12 +137,36 @@ fn executor_doc_quotes_the_code_constants() {
         checked += 1;
     }
     assert!(checked >= 5, "the Constants table lost its rows ({checked} read)");
-    // Quoted in the text ("Streams"): a Rust constant of the generator, not a WGSL one.
-    let buffer = format!(
-        "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
-        dyngc_codegen::EMIT_BUFFER_WORDS
-    );
-    assert!(doc.contains(&buffer), "docs/executor.md should say: {buffer:?}");
+    // Quoted in the text: Rust constants of the generator, not WGSL ones.
+    use dyngc_codegen as cg;
+    assert_eq!(cg::WORKGROUP_MEMORY % 1024, 0, "the text gives workgroup memory in KiB");
+    let quoted = [
+        format!("`DYN_WG` ({})", cg::WORKGROUP_SIZE),
+        // The batch shrinks from one unit per lane to fit the staging area.
+        format!("`DYN_BATCH` (at most {})", cg::WORKGROUP_SIZE),
+        format!("first cache line ({} words)", cg::LINE_WORDS),
+        // The control block is mostly the shards' lines.
+        format!("about {} KiB with them", cg::MAX_SHARDS * cg::LINE_WORDS * 4 / 1024),
+        format!("`C >= min_ring_slots = {}`", cg::MIN_RING_SLOTS),
+        format!("share the {} KiB WebGPU guarantees", cg::WORKGROUP_MEMORY / 1024),
+        format!(
+            "use {} lanes when they spawn nothing and {} when they do",
+            cg::LEAF_DISPATCH_WG,
+            cg::SPAWNER_DISPATCH_WG
+        ),
+        format!("runs up to {} indices per chunk", cg::LEAF_UNROLL),
+        format!("{}-word block in the control block", cg::QUEUE_WORDS),
+        format!("`DYN_MAX_DISPATCH_GROUPS` ({})", cg::MAX_DISPATCH_GROUPS),
+        format!("a chain of {} such", cg::CHAIN_LENGTH),
+        // "Streams".
+        format!(
+            "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
+            cg::EMIT_BUFFER_WORDS
+        ),
+    ];
+    for phrase in &quoted {
+        assert!(doc.contains(phrase), "docs/executor.md should say: {phrase:?}");
+    }
 }
 
 /// Calls in `block` (with repeats), walking nested blocks.
@@ -175,8 +206,9 @@ fn fallbacks_reach_each_body_once_per_kernel() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/triangle.dyn"),
     ];
     for path in paths {
-        let program = check(&path);
-        let a = dyngc_codegen::generate(&program, Schedule::Partitioned).unwrap_or_else(|d| panic!("{path:?}: {d:#?}"));
+        let checked = check(&path);
+        let a = build(&path, &checked, Schedule::Partitioned);
+        let program = checked.program.as_ref().expect("generated above");
         let m = &a.module;
         let mut compiled = 0u64;
         let callees: Vec<Vec<_>> = m

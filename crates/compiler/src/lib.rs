@@ -38,7 +38,7 @@ pub enum ScheduleChoice {
 
 impl ScheduleChoice {
     /// The schedule `program` is generated under.
-    pub fn resolve(self, program: &Program) -> Schedule {
+    pub fn resolve(self, program: &Executable) -> Schedule {
         match self {
             ScheduleChoice::Auto => dyngc_codegen::auto_schedule(program),
             ScheduleChoice::Megakernel => Schedule::Megakernel,

@@ -6,7 +6,7 @@
 //! followed by `return;`; `emit r(v);` becomes `dyn_emit_R(v)`. Stage `s` becomes `fn dyn_stage_s(payload, index)`. User names never
 //! start with `dyn_` (the checker rejects that), so generated names cannot collide.
 
-use crate::{EdgeId, Program, ResourceId, Stage};
+use crate::{EdgeId, Executable, Program, ResourceId, Stage};
 use dyngc_syntax::ast::Span;
 use std::fmt::Write;
 use std::ops::Range;
@@ -66,9 +66,10 @@ impl ModuleText {
 
 /// Emits the user-visible part of the module: structs, resources, parameters (as private
 /// variables the kernel fills from the parameter uniform at start-up), file-scope helpers, the
-/// site functions `site_fn(k)` returns, then one function per stage.
+/// site functions `site_fn(k)` returns, then one function per stage. An [`Executable`]: the
+/// spans it copies and the ids it follows are the checked program's own, so none is out of range.
 pub fn user_module(
-    program: &Program,
+    program: &Executable,
     out: &mut ModuleText,
     site_fn: &dyn Fn(EdgeId) -> String,
     emit_fn: &dyn Fn(ResourceId) -> String,
@@ -88,7 +89,8 @@ pub const LANE_BUILTINS: &[&str] = &["dyn_lane", "dyn_group", "dyn_active"];
 
 /// The part of [`user_module`] every stage function depends on: everything but the stage
 /// functions, which never call each other (so each can be checked on its own after these).
-pub fn user_declarations(
+/// The checker's, on the program it is checking; others get [`user_module`].
+pub(crate) fn user_declarations(
     program: &Program,
     out: &mut ModuleText,
     site_fn: &dyn Fn(EdgeId) -> String,
@@ -173,8 +175,8 @@ pub fn binding_var(r: &crate::Resource) -> String {
 
 /// `fn dyn_stage_NAME(payload: T, index: u32) { BODY }`, with sites lowered. Every stage
 /// function has both parameters so the scheduler can call them uniformly; the names are the
-/// user's when declared.
-pub fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
+/// user's when declared. The checker's, like [`user_declarations`].
+pub(crate) fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
     let payload = match &stage.payload {
         Some((name, ty)) => format!("{name}: {}", ty.wgsl(&program.structs)),
         None => "dyn_no_payload: u32".to_string(),
