@@ -163,6 +163,11 @@ fn executor_doc_quotes_the_code_constants() {
             "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
             cg::EMIT_BUFFER_WORDS
         ),
+        format!(
+            "a unit's maximum is at most {},{:03} (DYN0211)",
+            dyngc_ir::MAX_EMIT_PER_UNIT / 1000,
+            dyngc_ir::MAX_EMIT_PER_UNIT % 1000
+        ),
     ];
     for phrase in &quoted {
         assert!(doc.contains(phrase), "docs/executor.md should say: {phrase:?}");

@@ -10,7 +10,7 @@
 //!    barriers do not stop it), every body is validated by naga in the WGSL context the
 //!    generator emits ([`crate::wgsl::user_module`]).
 
-mod body;
+pub(crate) mod body;
 mod decls;
 mod graph;
 mod lex;

@@ -20,6 +20,7 @@ pub mod wgsl;
 mod check;
 mod id;
 
+pub use check::body::MAX_EMIT_PER_UNIT;
 pub use check::check;
 pub use id::{EdgeId, Id, IdVec, ParamId, ResourceId, StageId, StructId};
 

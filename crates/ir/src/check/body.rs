@@ -11,7 +11,7 @@ use dyngc_syntax::Diagnostic;
 pub(crate) const MAX_SPAWNS_PER_UNIT: u32 = 16;
 /// Most elements one unit may emit into one stream (declared or counted). Small enough that the
 /// executor's reservations, one per lane in flight, can never wrap a 32-bit counter.
-pub(crate) const MAX_EMIT_PER_UNIT: u32 = 4096;
+pub const MAX_EMIT_PER_UNIT: u32 = 4096;
 
 const BARRIERS: &[&str] = &[
     "workgroupBarrier",
