@@ -18,7 +18,12 @@ tag="${2:?$usage}"
 part="${3:?$usage}"
 case "$backend" in
   vulkan) here=bench/h200/carry-vulkan; short=vk
-          export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ;;
+          # The driver's own ICD file names libGLX_nvidia, whose vkCreateInstance is missing on
+          # the machine since session 11 (the loader: "Could not get 'vkCreateInstance'"); the
+          # same driver's libEGL_nvidia exports a working one.
+          icd=/tmp/dyngc-nvidia-egl-icd.json
+          echo '{"file_format_version":"1.0.1","ICD":{"library_path":"libEGL_nvidia.so.0","api_version":"1.4.312"}}' > "$icd"
+          export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$icd} ;;
   gl) here=bench/h200/carry; short=gl ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac

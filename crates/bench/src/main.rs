@@ -24,7 +24,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Runs benchmark cases and writes one JSON file.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Draws one memory-against-time PNG per workload from result files.
     Plot {
         inputs: Vec<PathBuf>,
@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// Free text recorded with the results (the command line is recorded too).
     #[arg(long, default_value = "")]
     pub note: String,
+    /// `EXAMPLE=FILE`, repeatable: dyngc runs this WGSL in place of the one the example compiles
+    /// to (its manifest is kept): hand-edited executor variants, timed on a device without a
+    /// toolchain. Recorded with the results (the command line).
+    #[arg(long = "wgsl", value_parser = parse_wgsl_override)]
+    pub wgsl: Vec<(String, String)>,
 }
 
 /// Median and range of a set of repetitions.
@@ -198,4 +203,13 @@ fn load(inputs: &[PathBuf]) -> Vec<(String, Record)> {
         out.extend(r.records.into_iter().map(|rec| (device.clone(), rec)));
     }
     out
+}
+
+/// `EXAMPLE=FILE` to the example and the file's text, read while the arguments are parsed.
+fn parse_wgsl_override(s: &str) -> Result<(String, String), String> {
+    let (example, file) = s
+        .split_once('=')
+        .ok_or("expected EXAMPLE=FILE, e.g. collatz=variant.wgsl")?;
+    let wgsl = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    Ok((example.to_string(), wgsl))
 }

@@ -441,7 +441,10 @@ impl Ctx<'_> {
             if !self.wants(method) {
                 continue;
             }
-            let c = dynrun::compile(example, schedule);
+            let mut c = dynrun::compile(example, schedule);
+            if let Some((_, wgsl)) = self.args.wgsl.iter().find(|(e, _)| e == example) {
+                c.wgsl = wgsl.clone();
+            }
             if schedule == Schedule::Partitioned && c.manifest.entry_points.dispatches.is_empty() {
                 continue;
             }
