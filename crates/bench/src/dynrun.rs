@@ -10,19 +10,25 @@ pub struct Compiled {
     pub wgsl: String,
 }
 
+/// The `.dyn` programs the bench runs: (name, source).
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("triangle", include_str!("../../../examples/triangle.dyn")),
+    ("tree", include_str!("../../../examples/tree.dyn")),
+    ("bfs", include_str!("../../../examples/bfs.dyn")),
+    ("bfs_levels", include_str!("../../../examples/bfs_levels.dyn")),
+    ("collatz", include_str!("../../../examples/collatz.dyn")),
+    ("row_sum", include_str!("../../../examples/row_sum.dyn")),
+    ("row_sum_narrow", include_str!("../../../bench/dyn/row_sum_narrow.dyn")),
+    ("compact", include_str!("../../../examples/compact.dyn")),
+    ("tessellate", include_str!("../../../examples/tessellate.dyn")),
+];
+
 pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
-    let source = match name {
-        "triangle" => include_str!("../../../examples/triangle.dyn"),
-        "tree" => include_str!("../../../examples/tree.dyn"),
-        "bfs" => include_str!("../../../examples/bfs.dyn"),
-        "bfs_levels" => include_str!("../../../examples/bfs_levels.dyn"),
-        "collatz" => include_str!("../../../examples/collatz.dyn"),
-        "row_sum" => include_str!("../../../examples/row_sum.dyn"),
-        "row_sum_narrow" => include_str!("../../../bench/dyn/row_sum_narrow.dyn"),
-        "compact" => include_str!("../../../examples/compact.dyn"),
-        "tessellate" => include_str!("../../../examples/tessellate.dyn"),
-        other => panic!("no example `{other}`"),
-    };
+    let source = EXAMPLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
+        .unwrap_or_else(|| panic!("no example `{name}`"));
     let compiled = dyngc_compiler::compile(source, name, schedule.into());
     let a = compiled.artifact.unwrap_or_else(|| {
         panic!(

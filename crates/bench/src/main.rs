@@ -99,9 +99,11 @@ pub struct RunArgs {
     /// Free text recorded with the results (the command line is recorded too).
     #[arg(long, default_value = "")]
     pub note: String,
-    /// `EXAMPLE=FILE`, repeatable: dyngc runs this WGSL in place of the one the example compiles
-    /// to (its manifest is kept): hand-edited executor variants, timed on a device without a
-    /// toolchain. Recorded with the results (the command line).
+    /// `EXAMPLE=FILE`, repeatable: the example's megakernel build (method `dyngc`, or
+    /// `dyngc-levels` / `dyngc-narrow` for theirs) runs this WGSL in place of the one it compiles
+    /// to (its manifest is kept; the partitioned build is left alone): hand-edited executor
+    /// variants, timed on a device without a toolchain. Recorded with the results (the command
+    /// line).
     #[arg(long = "wgsl", value_parser = parse_wgsl_override)]
     pub wgsl: Vec<(String, String)>,
 }
@@ -210,6 +212,10 @@ fn parse_wgsl_override(s: &str) -> Result<(String, String), String> {
     let (example, file) = s
         .split_once('=')
         .ok_or("expected EXAMPLE=FILE, e.g. collatz=variant.wgsl")?;
+    if !dynrun::EXAMPLES.iter().any(|(name, _)| *name == example) {
+        let names: Vec<&str> = dynrun::EXAMPLES.iter().map(|(name, _)| *name).collect();
+        return Err(format!("no example `{example}` (the bench's: {})", names.join(", ")));
+    }
     let wgsl = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
     Ok((example.to_string(), wgsl))
 }

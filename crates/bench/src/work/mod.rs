@@ -442,8 +442,11 @@ impl Ctx<'_> {
                 continue;
             }
             let mut c = dynrun::compile(example, schedule);
+            // A hand-edited shader is a megakernel's: the partitioned build's manifest differs.
             if let Some((_, wgsl)) = self.args.wgsl.iter().find(|(e, _)| e == example) {
-                c.wgsl = wgsl.clone();
+                if schedule == Schedule::Megakernel {
+                    c.wgsl = wgsl.clone();
+                }
             }
             if schedule == Schedule::Partitioned && c.manifest.entry_points.dispatches.is_empty() {
                 continue;
