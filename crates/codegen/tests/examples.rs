@@ -263,3 +263,42 @@ fn fallbacks_reach_each_body_once_per_kernel() {
         );
     }
 }
+
+/// A chain that ends takes the next unit of its lane's range window in its own loop only from a
+/// feeder: a stage whose every site is a `become` of the chain (docs/executor.md, "Chains in a
+/// loop"). A feeder that also spawns, or a chain that is fed by a `become` among other sites,
+/// gets no refill.
+#[test]
+fn chains_refill_only_from_feeders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let refilled = |source: &str, name: &str| -> Vec<String> {
+        let checked = dyngc_compiler::check(source, name);
+        let wgsl = build(Path::new(name), &checked, Schedule::Megakernel).wgsl;
+        let program = checked.program.expect("generated above");
+        let mut stages: Vec<String> = program
+            .stages
+            .iter()
+            // (naga's writer appends `_` to a name that ends in a digit.)
+            .filter(|(id, _)| wgsl.contains(&format!("fn dyn_refill_{id}_()")))
+            .map(|(_, st)| st.name.clone())
+            .collect();
+        stages.sort();
+        stages
+    };
+    let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
+    assert_eq!(refilled(&read("examples/collatz.dyn"), "collatz"), ["step"]);
+    // `walk` also spawns and `become`s `tick`: `tick` has no feeder.
+    assert_eq!(refilled(&read("tests/programs/self_loops.dyn"), "self_loops"), ["walk"]);
+    for name in ["tree", "bfs", "triangle", "compact", "tessellate"] {
+        assert_eq!(
+            refilled(&read(&format!("examples/{name}.dyn")), name),
+            Vec::<String>::new(),
+            "{name}"
+        );
+    }
+    let collatz = read("examples/collatz.dyn");
+    let spawning_start = collatz
+        .replace("output steps: array<u32, len(x)>;", "output steps: array<u32, len(x)>;\noutput seen: atomic<u32>;\nstage note() {\n    atomicAdd(&seen, 1u);\n}")
+        .replace("stage start(@index i: u32) {", "stage start(@index i: u32) {\n    spawn note();");
+    assert_eq!(refilled(&spawning_start, "spawning_start"), Vec::<String>::new());
+}
