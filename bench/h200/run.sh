@@ -30,7 +30,9 @@ esac
 for f in "$here"/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export WGPU_BACKEND=$backend
-common=(run --backend "$backend" --workers 1024 --reps 3 --timeout-s 12 --arenas min,x16,x256,expand)
+# --warm-ms: the GPU kept busy before each repetition, so that runs start at full clock
+# (docs/performance.md, session 12: the driver idles the SM clock while the host checks results).
+common=(run --backend "$backend" --workers 1024 --reps 3 --timeout-s 12 --warm-ms 100 --arenas min,x16,x256,expand)
 case "$part" in
   main)
     cases=(--case triangle:1e6 --case triangle:1e8 --case triangle:1e9 --case tree:1e5 --case tree:1e6

@@ -12,7 +12,35 @@ pub struct Gpu {
     pub limits: wgpu::Limits,
     /// None: the device has no timestamps inside encoders (or they were turned off).
     clock: Option<RefCell<Clock>>,
+    /// Run before every measurement ([`Gpu::warm_before_each`]); None: no warm-up.
+    warm: Option<Warm>,
 }
+
+/// A busy loop kept on the GPU for `ms` milliseconds before each measurement. The H200's driver
+/// lowers the SM clock to 345-780 MHz while the host checks a result (nvidia-smi, session 12:
+/// clock event reason "idle"), and a measured run of a few milliseconds that starts there
+/// finishes before the clock is back at 1,980 MHz: 3-6x slower, in stretches.
+struct Warm {
+    ms: u64,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+}
+
+/// The warm-up kernel: a chain of dependent multiply-adds per invocation, whose result is
+/// stored only when it is 0, so that the compiler keeps the loop and nothing else is written.
+const WARM_WGSL: &str = "@group(0) @binding(0) var<storage, read_write> sink: array<u32>;
+
+@compute @workgroup_size(256)
+fn warm(@builtin(global_invocation_id) id: vec3<u32>) {
+    var x = id.x;
+    for (var i = 0u; i < 4096u; i++) {
+        x = x * 1664525u + 1013904223u;
+    }
+    if (x == 0u) {
+        sink[0] = id.x;
+    }
+}
+";
 
 /// Timestamps per query set (wgpu's maximum).
 const QUERIES: u32 = 4096;
@@ -92,6 +120,7 @@ pub fn open(backend: &str, timestamps: bool) -> Result<Gpu, String> {
         info,
         limits,
         clock: timed.then(RefCell::default),
+        warm: None,
     })
 }
 
@@ -136,10 +165,54 @@ impl Gpu {
         self.clock.is_some()
     }
 
-    /// Starts a measurement: waits for the queue to be idle (uploads done), then starts the wall
-    /// clock and the GPU clock.
+    /// From now on, [`Gpu::start`] keeps the GPU busy for `ms` milliseconds (0: not at all)
+    /// before it starts the clocks ([`Warm`]).
+    pub fn warm_before_each(&mut self, ms: u64) -> Result<(), String> {
+        if ms == 0 {
+            self.warm = None;
+            return Ok(());
+        }
+        let pipeline = self.pipelines(WARM_WGSL, &["warm"])?.remove(0);
+        let sink = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("warm-up sink"),
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("warm-up"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: sink.as_entire_binding(),
+            }],
+        });
+        self.warm = Some(Warm {
+            ms,
+            pipeline,
+            bind_group,
+        });
+        Ok(())
+    }
+
+    /// Starts a measurement: waits for the queue to be idle (uploads done), keeps the GPU busy
+    /// for the warm-up if one is set (untimed), then starts the wall clock and the GPU clock.
     pub fn start(&self) -> Instant {
         self.idle();
+        if let Some(w) = &self.warm {
+            let began = Instant::now();
+            while began.elapsed().as_millis() < u128::from(w.ms) {
+                let mut enc = self.device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&w.pipeline);
+                    pass.set_bind_group(0, &w.bind_group, &[]);
+                    pass.dispatch_workgroups(1024, 1, 1);
+                }
+                self.queue.submit([enc.finish()]);
+                self.idle();
+            }
+        }
         if let Some(c) = &self.clock {
             let mut c = c.borrow_mut();
             c.running = true;

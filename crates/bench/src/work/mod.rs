@@ -498,8 +498,12 @@ impl Ctx<'_> {
 
 pub fn run_all(args: &RunArgs) -> Results {
     let started = Instant::now();
-    let g = crate::gpu::open(&args.backend, !args.no_timestamps).unwrap_or_else(|e| {
+    let mut g = crate::gpu::open(&args.backend, !args.no_timestamps).unwrap_or_else(|e| {
         eprintln!("error: {e}");
+        std::process::exit(2)
+    });
+    g.warm_before_each(args.warm_ms).unwrap_or_else(|e| {
+        eprintln!("error: the warm-up kernel: {e}");
         std::process::exit(2)
     });
     eprintln!(
@@ -558,7 +562,8 @@ fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
             "driver_info": g.info.driver_info, "device_type": format!("{:?}", g.info.device_type),
         },
         "timestamp_query": g.has_timestamps(),
-        "timing": "times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s",
+        "timing": "times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s. warm_ms: milliseconds of an untimed busy kernel before each repetition (0: none)",
+        "warm_ms": args.warm_ms,
         "command": std::env::args().collect::<Vec<_>>().join(" "),
         "note": args.note,
         "cpu_threads": rayon::current_num_threads(),
