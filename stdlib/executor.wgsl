@@ -8,10 +8,7 @@
 //   dyn_execute(stage: u32, index: u32)      run one unit of a one-lane stage, its payload
 //                                             in dyn_unit_words (a stage whose chain of
 //                                             `become`s to itself loops there runs more, and
-//                                             adds them to dyn_lane_ran; one that a range
-//                                             stage becomes runs the next units of the lane's
-//                                             window too, through dyn_refill_S, counted in
-//                                             dyn_lane_refills)
+//                                             adds them to dyn_lane_ran)
 //   dyn_execute_wide(stage: u32, index: u32, frame: u32)   the same for a lane of a wide unit
 //   dyn_width(stage: u32) -> u32              lanes per unit (1, or N of `@width(N)`)
 //   dyn_wide_groups(stage: u32) -> u32        units of a wide stage per batch (0: one-lane)
@@ -60,8 +57,6 @@ const DYN_CMD_WIDE: u32 = 8u;
 const DYN_HELD_NONE: u32 = 0u;
 const DYN_HELD_CARRY: u32 = 1u;
 const DYN_HELD_CHILD: u32 = 2u;
-// dyn_win_stage of a lane whose first unit came from a gathered batch: it has no range window.
-const DYN_NO_WINDOW: u32 = 0xFFFFFFFFu;
 
 // Per-worker statistics, kept in workgroup memory by lane 0 and added to the control block once
 // per launch (dyn_flush_stats): the hot words are not touched per batch.
@@ -137,17 +132,6 @@ var<private> dyn_lane_ran: u32;
 // A stage whose chain of `become`s to itself runs in a loop (the generated dyn_execute case):
 // the body's `become` put the next payload in dyn_next_S and set this.
 var<private> dyn_again: bool;
-// The lane's range window (DYN_CMD_RANGE), for dyn_run_units and a chain's refill
-// (dyn_refill_S): its stage (DYN_NO_WINDOW when the lane has none), first index, width, and the
-// frame's recursion counter and payload, which its units share (read once, so taking the next
-// index touches no global memory).
-var<private> dyn_win_stage: u32;
-var<private> dyn_win_lo: u32;
-var<private> dyn_win_len: u32;
-var<private> dyn_win_rec: u32;
-var<private> dyn_win_words: array<u32, DYN_PAYLOAD_WORDS>;
-// Units of the window's stage a chain's case ran as refills (counted in dyn_lane_ran too).
-var<private> dyn_lane_refills: u32;
 // The ring's shards (dyn_shard_setup): how many, slots in each, and this worker's home shard.
 var<private> dyn_shards: u32;
 var<private> dyn_shard_slots: u32;
@@ -835,22 +819,18 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     // when the stage changes (a chain of carries is one stage).
     var run_stage = stage0;
     var run_length = 0u;
-    dyn_win_stage = select(DYN_NO_WINDOW, stage0, window != 0u);
-    dyn_win_lo = lo;
-    dyn_win_len = window;
-    dyn_win_rec = dyn_cur_rec;
-    dyn_win_words = dyn_unit_words;
-    dyn_lane_refills = 0u;
+    // A range window's units share the frame's payload and recursion counter: read once, kept
+    // here, so that taking the next index touches no global memory.
+    let range_words = dyn_unit_words;
+    let range_rec = dyn_cur_rec;
     dyn_lane_staged = false;
     dyn_lane_deferred = false;
     dyn_held = DYN_HELD_NONE;
     dyn_lane_ran = 0u;
     loop {
         dyn_cur_stage = stage;
-        // A looping stage's case runs more than this one unit, and counts them here; the
-        // window's units it ran as refills are counted for the window's stage, at the end.
+        // A looping stage's case runs more than this one unit, and counts them here.
         let ran_before = dyn_lane_ran;
-        let refills_before = dyn_lane_refills;
         dyn_lane_ran += 1u;
         dyn_execute(stage, index);
         if (DYN_STREAMS && dyn_lane_deferred) {
@@ -862,7 +842,7 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
             run_stage = stage;
             run_length = 0u;
         }
-        run_length += dyn_lane_ran - ran_before - (dyn_lane_refills - refills_before);
+        run_length += dyn_lane_ran - ran_before;
         if (dyn_held != DYN_HELD_NONE) {
             // A held unit of a wide stage needs a group of lanes: it goes out as a frame.
             if (dyn_lane_staged || dyn_lane_ran >= DYN_LANE_UNITS || (DYN_WIDE && dyn_width(dyn_held_stage) > 1u)) {
@@ -885,14 +865,11 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
         }
         stage = stage0;
         index = lo + j;
-        dyn_cur_rec = dyn_win_rec;
-        dyn_unit_words = dyn_win_words;
+        dyn_cur_rec = range_rec;
+        dyn_unit_words = range_words;
     }
     dyn_streams_lane_end();
     atomicAdd(&dyn_wg_units[run_stage], run_length);
-    if (dyn_lane_refills > 0u) {
-        atomicAdd(&dyn_wg_units[stage0], dyn_lane_refills);
-    }
     if (dyn_lane_ran > 1u) {
         atomicAdd(&dyn_wg_lane_units, dyn_lane_ran - 1u);
     }

@@ -193,35 +193,9 @@ fn chain_site(program: &Program, partition: &Partition, k: EdgeId) -> bool {
     is_self_carry(program, k) && chain_loops(program, partition, program.edges[k].from)
 }
 
-/// The stages whose units a chain of `stage` may run when it ends, from the lane's range window
-/// (docs/executor.md, "Chains in a loop"): one-lane, not keyed, emitting into no stream, not
-/// dispatched, and every site a `become` of `stage`, so that such a unit ends holding nothing
-/// but the chain's next start (collatz's `start`).
-fn chain_feeders(program: &Program, partition: &Partition, stage: StageId) -> Vec<StageId> {
-    program
-        .stages
-        .iter()
-        .filter(|&(r, st)| {
-            r != stage
-                && st.width == 1
-                && st.keyed.is_none()
-                && st.max_emits.is_empty()
-                && partition.queue(r).is_none()
-                && !st.sites.is_empty()
-                && st.sites.iter().all(|&k| {
-                    let edge = &program.edges[k];
-                    edge.kind == EdgeKind::Become && edge.to == stage
-                })
-        })
-        .map(|(r, _)| r)
-        .collect()
-}
-
 /// `dyn_execute`'s case for a stage that [`chain_loops`]: its units run one after another while
 /// the body `become`s itself, nothing else is held or staged and the lane's budget lasts; a carry
-/// left when the loop stops is held as usual. When a chain ends and the lane's window is of a
-/// [`chain_feeders`] stage, the window's next unit runs here and its `become` starts the next
-/// chain.
+/// left when the loop stops is held as usual.
 fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> String {
     let st = &program.stages[stage];
     // The fallback stack holds one unit's entries: each unit of the chain empties it.
@@ -232,49 +206,23 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
         std::iter::once(stage),
         "                ",
     );
-    let (first, call, next, refilled) = match &st.payload {
+    let (first, call, next) = match &st.payload {
         Some((_, ty)) => (
             format!("var p = {};\n            ", unit_payload(program, ty)),
             "p",
-            format!("\n                    p = dyn_next_{stage};"),
-            format!(
-                "\n                    p = {};",
-                unpack(program, ty, &|i| format!("dyn_held_words[{i}u]"), &mut 0)
-            ),
+            format!("\n                p = dyn_next_{stage};"),
         ),
-        None => (String::new(), "0u", String::new(), String::new()),
-    };
-    let body = if chain_feeders(program, partition, stage).is_empty() {
-        format!(
-            "
-                // `|`, not `||`: four loads and no branches (3-4% of a collatz step on SwiftShader).
-                if (!dyn_again | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
-                    break;
-                }}{next}"
-        )
-    } else {
-        format!(
-            "
-                // `|`, not `||`: three loads and no branches (3-4% of a collatz step on SwiftShader).
-                if ((dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
-                    break;
-                }}
-                if (dyn_again) {{{next}
-                }} else {{
-                    // The chain ended: the window's next unit, whose `become` starts the next one.
-                    if (!dyn_refill_{stage}() | (dyn_held == DYN_HELD_NONE) | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
-                        break;
-                    }}{refilled}
-                    dyn_cur_rec = dyn_held_rec;
-                    dyn_held = DYN_HELD_NONE;
-                }}"
-        )
+        None => (String::new(), "0u", String::new()),
     };
     format!(
         "{first}var at = index;
             loop {{
                 dyn_again = false;
-                dyn_stage_{}({call}, at);{fallback}{body}
+                dyn_stage_{}({call}, at);{fallback}
+                // `|`, not `||`: four loads and no branches (3-4% of a collatz step on SwiftShader).
+                if (!dyn_again | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
+                    break;
+                }}{next}
                 at = 0u;
                 dyn_lane_ran += 1u;
             }}
@@ -285,10 +233,9 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
     )
 }
 
-/// The private variable a looping stage's carry waits in, the function that holds it as a
-/// carry when the loop stops, and the one that runs the next unit of the lane's range window
-/// when the window is of a [`chain_feeders`] stage (false when it is not, or is used up).
-fn chain_decls(program: &Program, partition: &Partition, stage: StageId) -> String {
+/// The private variable a looping stage's carry waits in, and the function that holds it as a
+/// carry when the loop stops.
+fn chain_decls(program: &Program, stage: StageId) -> String {
     let payload = program.stages[stage].payload.as_ref().map(|(_, ty)| ty);
     let mut out = String::new();
     if let Some(ty) = payload {
@@ -309,43 +256,6 @@ fn chain_decls(program: &Program, partition: &Partition, stage: StageId) -> Stri
         );
     }
     out.push_str("}\n\n");
-    let feeders = chain_feeders(program, partition, stage);
-    if feeders.is_empty() {
-        return out;
-    }
-    let _ = writeln!(out, "fn dyn_refill_{stage}() -> bool {{\n    switch dyn_win_stage {{");
-    for r in feeders {
-        let rs = &program.stages[r];
-        let payload = rs.payload.as_ref().map_or("0u".to_string(), |(_, ty)| {
-            unpack(program, ty, &|i| format!("dyn_win_words[{i}u]"), &mut 0)
-        });
-        let _ = writeln!(
-            out,
-            "        case {r}u: {{
-            let j = atomicAdd(&dyn_wg_next, 1u);
-            if (j >= dyn_win_len) {{
-                return false;
-            }}
-            dyn_cur_stage = {r}u;
-            dyn_cur_rec = dyn_win_rec;
-            dyn_stage_{}({payload}, dyn_win_lo + j);
-        }}",
-            rs.name
-        );
-    }
-    let _ = writeln!(
-        out,
-        "        default: {{
-            return false;
-        }}
-    }}
-    dyn_cur_stage = {stage}u;
-    dyn_lane_ran += 1u;
-    dyn_lane_refills += 1u;
-    return true;
-}}
-"
-    );
     out
 }
 
@@ -766,7 +676,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     let mut chains = String::new();
     for id in one_lane() {
         let case = if chain_loops(program, partition, id) {
-            chains.push_str(&chain_decls(program, partition, id));
+            chains.push_str(&chain_decls(program, id));
             chain_case(program, partition, id)
         } else {
             let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
