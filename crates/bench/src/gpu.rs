@@ -24,6 +24,8 @@ struct Warm {
     ms: u64,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
+    /// Warm-up dispatches so far (reported with the results: the warm-up did run).
+    dispatches: Cell<u64>,
 }
 
 /// The warm-up kernel: a chain of dependent multiply-adds per invocation, whose result is
@@ -191,8 +193,14 @@ impl Gpu {
             ms,
             pipeline,
             bind_group,
+            dispatches: Cell::new(0),
         });
         Ok(())
+    }
+
+    /// Warm-up dispatches [`Gpu::start`] has run so far (0 without a warm-up).
+    pub fn warm_dispatches(&self) -> u64 {
+        self.warm.as_ref().map_or(0, |w| w.dispatches.get())
     }
 
     /// Starts a measurement: waits for the queue to be idle (uploads done), keeps the GPU busy
@@ -211,6 +219,7 @@ impl Gpu {
                 }
                 self.queue.submit([enc.finish()]);
                 self.idle();
+                w.dispatches.set(w.dispatches.get() + 1);
             }
         }
         if let Some(c) = &self.clock {

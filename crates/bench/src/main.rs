@@ -89,7 +89,7 @@ pub struct RunArgs {
     pub no_timestamps: bool,
     /// Keep the GPU busy this many milliseconds before each repetition (untimed), so that it
     /// starts at full clock (bench/h200/run.sh: 100; 0: no warm-up). Meant for discrete GPUs:
-    /// on a CPU device (SwiftShader) one warm-up dispatch takes seconds.
+    /// on a CPU device (SwiftShader) one warm-up dispatch takes about a second.
     #[arg(long, default_value_t = 0)]
     pub warm_ms: u64,
     /// dyngc: give up on a run after this many seconds (recorded as an error, not a time).

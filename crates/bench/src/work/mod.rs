@@ -564,6 +564,7 @@ fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
         "timestamp_query": g.has_timestamps(),
         "timing": "times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s. warm_ms: milliseconds of an untimed busy kernel before each repetition (0: none)",
         "warm_ms": args.warm_ms,
+        "warm_dispatches": g.warm_dispatches(),
         "command": std::env::args().collect::<Vec<_>>().join(" "),
         "note": args.note,
         "cpu_threads": rayon::current_num_threads(),
@@ -593,6 +594,34 @@ fn parse_num(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--warm-ms`: the busy kernel runs in `start`, before the clocks, and not once it is off.
+    #[test]
+    fn the_warm_up_runs_before_a_measurement_untimed() {
+        let mut g = match crate::gpu::open("", true) {
+            Ok(g) => g,
+            Err(e) => {
+                assert!(
+                    std::env::var_os("DYNGC_REQUIRE_GPU").is_none(),
+                    "DYNGC_REQUIRE_GPU is set: {e}"
+                );
+                eprintln!("skipped: {e}");
+                return;
+            }
+        };
+        g.warm_before_each(1).unwrap();
+        let t = g.start();
+        let times = g.stop(t);
+        assert!(g.warm_dispatches() >= 1, "no warm-up dispatch ran");
+        // Nothing was submitted between start and stop: the warm-up is not in the GPU time.
+        if let Some(gpu) = times.gpu {
+            assert_eq!(gpu, 0.0, "the warm-up was timed");
+        }
+        g.warm_before_each(0).unwrap();
+        let t = g.start();
+        g.stop(t);
+        assert_eq!(g.warm_dispatches(), 0, "a warm-up ran after --warm-ms 0");
+    }
 
     /// Starting from 16-item buffers, every retry workload must overflow, grow and still end
     /// with the reference's result (checked inside the method; a wrong one is an error).
