@@ -595,19 +595,27 @@ fn parse_num(s: &str) -> u64 {
 mod tests {
     use super::*;
 
-    /// `--warm-ms`: the busy kernel runs in `start`, before the clocks, and not once it is off.
-    #[test]
-    fn the_warm_up_runs_before_a_measurement_untimed() {
-        let mut g = match crate::gpu::open("", true) {
-            Ok(g) => g,
+    /// The test device, or None (skipped) where there is none. The test command promises a
+    /// device (DYNGC_REQUIRE_GPU): there a missing adapter is a failure.
+    fn test_gpu(timestamps: bool) -> Option<Gpu> {
+        match crate::gpu::open("", timestamps) {
+            Ok(g) => Some(g),
             Err(e) => {
                 assert!(
                     std::env::var_os("DYNGC_REQUIRE_GPU").is_none(),
                     "DYNGC_REQUIRE_GPU is set: {e}"
                 );
                 eprintln!("skipped: {e}");
-                return;
+                None
             }
+        }
+    }
+
+    /// `--warm-ms`: the busy kernel runs in `start`, before the clocks, and not once it is off.
+    #[test]
+    fn the_warm_up_runs_before_a_measurement_untimed() {
+        let Some(mut g) = test_gpu(true) else {
+            return;
         };
         g.warm_before_each(1).unwrap();
         let t = g.start();
@@ -627,17 +635,8 @@ mod tests {
     /// with the reference's result (checked inside the method; a wrong one is an error).
     #[test]
     fn retry_grows_until_the_result_is_right() {
-        let g = match crate::gpu::open("", false) {
-            Ok(g) => g,
-            Err(e) => {
-                // The test command promises a device: there a missing adapter is a failure.
-                assert!(
-                    std::env::var_os("DYNGC_REQUIRE_GPU").is_none(),
-                    "DYNGC_REQUIRE_GPU is set: {e}"
-                );
-                eprintln!("skipped: {e}");
-                return;
-            }
+        let Some(g) = test_gpu(false) else {
+            return;
         };
         let k = K::new(&g).unwrap();
         let argv = [
