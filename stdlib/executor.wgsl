@@ -69,13 +69,17 @@ const DYN_S_IDLE_STEPS: u32 = 5u;
 const DYN_S_FUEL_EXHAUSTED: u32 = 6u;
 const DYN_S_STACK_HIGH_WATER: u32 = 7u; // a maximum
 const DYN_S_RING_HIGH_WATER: u32 = 8u;  // a maximum
-const DYN_S_COUNT: u32 = 9u;
+const DYN_S_OLD_LENT: u32 = 9u;
+const DYN_S_COUNT: u32 = 10u;
 
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
 // After a batch, lane 0 to all: [carries stacked, frames to the ring, children kept, first
-// ticket, stack base for the new frames, ring shard of the ticket].
-var<workgroup> dyn_wg_post: array<u32, 6>;
+// ticket, stack base for the new frames, ring shard of the ticket, old frames lent from the
+// stack's bottom, that bottom].
+var<workgroup> dyn_wg_post: array<u32, 8>;
+// The stack's live frames are the positions dyn_wg_bottom .. dyn_wg_top (0 .. 0 when empty).
 var<workgroup> dyn_wg_top: u32;
+var<workgroup> dyn_wg_bottom: u32;
 var<workgroup> dyn_wg_fuel: u32;
 var<workgroup> dyn_wg_idle: u32;
 // `pending` as this worker last read it while idle: a change means others make progress.
@@ -91,8 +95,12 @@ var<workgroup> dyn_wg_split_shard: u32;
 // first were ready (dyn_ring_scan).
 var<workgroup> dyn_wg_scan: array<u32, 3>;
 var<workgroup> dyn_wg_scan_run: atomic<u32>;
-// The nearest shard, from the home shard on, with queued frames (dyn_prescan).
+// The shard with queued frames an idle worker claims from: rank << 8 | j for shard home + j (a
+// rank below 2^24, so never DYN_NO_PROBE), the smallest wins (dyn_prescan); DYN_NO_PROBE when
+// every shard is empty.
 var<workgroup> dyn_wg_probe: atomic<u32>;
+const DYN_NO_PROBE: u32 = 0xFFFFFFFFu;
+const DYN_PROBE_SHARD: u32 = 0xFFu; // the bits of j: DYN_MAX_SHARDS is at most 256
 // Index counts (hi - lo), first indices and (programs with a wide stage) stages of the frames
 // from the stack top down, up to a batch (dyn_prescan).
 var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
@@ -132,6 +140,8 @@ var<private> dyn_lane_ran: u32;
 // A stage whose chain of `become`s to itself runs in a loop (the generated dyn_execute case):
 // the body's `become` put the next payload in dyn_next_S and set this.
 var<private> dyn_again: bool;
+// The idle worker's random draw of shards, stepped every idle step (dyn_prescan).
+var<private> dyn_probe_seed: u32;
 // The ring's shards (dyn_shard_setup): how many, slots in each, and this worker's home shard.
 var<private> dyn_shards: u32;
 var<private> dyn_shard_slots: u32;
@@ -143,17 +153,26 @@ var<private> dyn_lane_deferred: bool;
 // ---- docs/executor.md, "The arena" to "Ring protocol" ----
 
 fn dyn_ring_state(slot: u32) -> u32 {
-    return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
+    return dyn_params.dyn_workers * (2u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
 }
 
 fn dyn_ring_frame(slot: u32) -> u32 {
     let slots = dyn_params.dyn_ring_slots;
-    return dyn_params.dyn_workers * (1u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slots
+    return dyn_params.dyn_workers * (2u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slots
         + slot * DYN_FRAME_WORDS;
 }
 
-fn dyn_stack_frame(worker: u32, index: u32) -> u32 {
-    return dyn_params.dyn_workers + (worker * DYN_STACK_FRAMES + index) * DYN_FRAME_WORDS;
+// A worker's stack is a circular buffer of DYN_STACK_FRAMES frames: its live frames are the
+// positions bottom .. top (docs/executor.md, "Lending the oldest frames"), both below
+// 2 * DYN_STACK_FRAMES, so one subtraction maps a position to its frame.
+fn dyn_stack_frame(worker: u32, position: u32) -> u32 {
+    let index = select(position, position - DYN_STACK_FRAMES, position >= DYN_STACK_FRAMES);
+    return 2u * dyn_params.dyn_workers + (worker * DYN_STACK_FRAMES + index) * DYN_FRAME_WORDS;
+}
+
+// The two words a worker keeps between launches: its stack's top and bottom positions.
+fn dyn_stack_words(worker: u32) -> u32 {
+    return 2u * worker;
 }
 
 // The ring is split into shards, each a ring of its own with its head and tail on a control
@@ -404,9 +423,11 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
     let me = wid.x;
     dyn_shard_setup(me);
+    dyn_probe_seed = me;
     dyn_streams_setup();
     if (lid == 0u) {
-        dyn_wg_top = atomicLoad(&dyn_arena[me]);
+        dyn_wg_top = atomicLoad(&dyn_arena[dyn_stack_words(me)]);
+        dyn_wg_bottom = atomicLoad(&dyn_arena[dyn_stack_words(me) + 1u]);
         dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
         dyn_wg_idle = 0u;
         dyn_wg_seen_pending = 0u;
@@ -467,7 +488,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
     workgroupBarrier();
     if (lid == 0u) {
-        atomicStore(&dyn_arena[me], dyn_wg_top);
+        atomicStore(&dyn_arena[dyn_stack_words(me)], dyn_wg_top);
+        atomicStore(&dyn_arena[dyn_stack_words(me) + 1u], dyn_wg_bottom);
         dyn_flush_stats();
     }
     for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
@@ -478,33 +500,49 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
 }
 
+// The u32 PCG hash: the idle workers' random order of shards (dyn_prescan).
+fn dyn_hash(x: u32) -> u32 {
+    let s = x * 747796405u + 2891336453u;
+    let w = ((s >> ((s >> 28u) + 4u)) ^ s) * 277803737u;
+    return (w >> 22u) ^ w;
+}
+
 // Every lane, before lane 0 plans: the loads the plan needs, one per lane instead of a row of
-// them in lane 0. With an empty stack: the nearest shard with queued frames, from the home
-// shard on (one probe of each shard, the lanes in parallel), and how many frames after its head
-// are published (no scan when every shard is empty). Else: the index count, first index and
-// (programs with a wide stage) stage of each frame from the stack top down, up to a batch.
+// them in lane 0. With an empty stack: a shard with queued frames drawn at random, each with a
+// chance that grows with its queue (one probe of each shard, the lanes in parallel), and how
+// many frames after its head are published (no scan when every shard is empty). Else: the
+// index count, first index and (programs with a wide stage) stage of each frame from the stack
+// top down, up to a batch.
 fn dyn_prescan(me: u32, lid: u32) {
     let top = workgroupUniformLoad(&dyn_wg_top);
     if (top == 0u) {
         if (lid == 0u) {
-            atomicStore(&dyn_wg_probe, DYN_MAX_SHARDS);
+            atomicStore(&dyn_wg_probe, DYN_NO_PROBE);
         }
+        // A new draw every idle step, the same in every lane (each lane steps its own copy).
+        dyn_probe_seed = dyn_hash(dyn_probe_seed + 1u);
         workgroupBarrier();
         for (var j = lid; j < dyn_shards; j += DYN_WG) {
             let shard = (dyn_home + j) & (dyn_shards - 1u);
             // Head first: the tail read after it is at least as far on.
             let head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
-            if (atomicLoad(&dyn_control[dyn_shard_tail(shard)]) != head) {
-                atomicMin(&dyn_wg_probe, j);
+            let queued = atomicLoad(&dyn_control[dyn_shard_tail(shard)]) - head;
+            if (queued != 0u) {
+                // The smallest key wins: a random rank, divided by the queue, so that idle
+                // workers spread over the shards with work in proportion to it instead of all
+                // meeting on the nearest one (docs/executor.md, "Ring shards").
+                let rank = (dyn_hash(j ^ dyn_probe_seed) >> 8u) / queued;
+                atomicMin(&dyn_wg_probe, (rank << 8u) | j);
             }
         }
         workgroupBarrier();
         if (lid == 0u) {
-            let j = atomicLoad(&dyn_wg_probe);
+            let probe = atomicLoad(&dyn_wg_probe);
             var shard = dyn_home;
             var head = 0u;
             var n = 0u;
-            if (j < DYN_MAX_SHARDS) {
+            if (probe != DYN_NO_PROBE) {
+                let j = probe & DYN_PROBE_SHARD;
                 shard = (dyn_home + j) & (dyn_shards - 1u);
                 head = atomicLoad(&dyn_control[dyn_shard_head(shard)]);
                 let queued = atomicLoad(&dyn_control[dyn_shard_tail(shard)]) - head;
@@ -521,7 +559,8 @@ fn dyn_prescan(me: u32, lid: u32) {
         dyn_ring_scan(lid, 1u);
         return;
     }
-    let n = min(top, DYN_BATCH);
+    // (Lane 0 wrote the bottom before the barrier of the load above.)
+    let n = min(top - dyn_wg_bottom, DYN_BATCH);
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
         let lo = atomicLoad(&dyn_arena[g + DYN_F_LO]);
@@ -674,7 +713,7 @@ fn dyn_plan(me: u32) {
         return;
     }
     // Single frames of the wide stage: the run of them from the top, up to its groups.
-    let n = min(min(dyn_wg_top, DYN_BATCH), groups);
+    let n = min(min(dyn_wg_top - dyn_wg_bottom, DYN_BATCH), groups);
     var count = 1u;
     while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
         count++;
@@ -691,6 +730,9 @@ fn dyn_flush_stats() {
         if (dyn_wg_stats[i] != 0u) {
             atomicAdd(&dyn_control[sums[i]], dyn_wg_stats[i]);
         }
+    }
+    if (dyn_wg_stats[DYN_S_OLD_LENT] != 0u) {
+        atomicAdd(&dyn_control[DYN_C_OLD_LENT], dyn_wg_stats[DYN_S_OLD_LENT]);
     }
     atomicMax(&dyn_control[DYN_C_STACK_HIGH_WATER], dyn_wg_stats[DYN_S_STACK_HIGH_WATER]);
     atomicMax(&dyn_control[DYN_C_RING_HIGH_WATER], dyn_wg_stats[DYN_S_RING_HIGH_WATER]);
@@ -710,7 +752,7 @@ fn dyn_flush_stats() {
 // frame of a wide stage. At least the top frame's first index is taken.
 fn dyn_gather(me: u32) {
     let top = dyn_wg_top;
-    let n = min(top, DYN_BATCH);
+    let n = min(top - dyn_wg_bottom, DYN_BATCH);
     var count = 0u;
     var frames = 0u;
     var full = 0u;
@@ -1073,6 +1115,8 @@ fn dyn_defer(stage: u32, index: u32) {
 }
 
 // Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
+// Lent first are the oldest frames at the bottom of the stack that this batch did not touch
+// (a thief gets the work nearest the root, as in work stealing), then this batch's children.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     // Lane 0's: read for the lend budget, used by the reservation after the scan (unused when
     // nothing is offered).
@@ -1081,37 +1125,54 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         if (cmd[0] == DYN_CMD_RANGE) {
             dyn_range_taken(me, cmd);
         }
+        // The lowest stack position the batch took from: frames below it are untouched.
+        var touched = cmd[1];
+        if (cmd[0] == DYN_CMD_GATHER) {
+            touched = cmd[3] - cmd[1];
+        }
+        let untouched = touched - min(touched, dyn_wg_bottom);
         // Keyed hints always go to the ring when it has room (a mark without an entry waits
-        // for a sweep); children only as far as the ring is short of work.
+        // for a sweep); old frames and children only as far as the ring is short of work.
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
-        if (keyed + lent > 0u) {
+        var old = 0u;
+        if (keyed + lent + untouched > 0u) {
             head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
-            lent = min(lent, dyn_lend_budget(tail, head));
+            let budget = dyn_lend_budget(tail, head);
+            old = min(min(untouched, DYN_BATCH), budget);
+            lent = min(lent, budget - old);
         }
-        dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + lent);
-        atomicStore(&dyn_wg_scan_run, keyed + lent);
+        dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + old + lent);
+        atomicStore(&dyn_wg_scan_run, keyed + old + lent);
+        dyn_wg_post[6] = old;
     }
     dyn_ring_scan(lid, 0u);
     if (lid == 0u) {
         let base = dyn_wg_top;
+        let bottom = dyn_wg_bottom;
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         let offered = dyn_wg_scan[2];
+        let old = dyn_wg_post[6];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
-        // without one costs stack.
+        // without one costs stack. Then the old frames, then the children.
         let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), head);
         let to_ring = ring.count;
-        var kept = children - (to_ring - min(to_ring, keyed));
+        let keyed_to_ring = min(to_ring, keyed);
+        let old_to_ring = min(to_ring - keyed_to_ring, old);
+        let children_to_ring = to_ring - keyed_to_ring - old_to_ring;
+        var kept = children - children_to_ring;
         var stacked = carries;
-        if (base + carries + kept > DYN_STACK_FRAMES) {
-            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, base + carries + kept, DYN_STACK_FRAMES);
+        // The live frames with the new ones, the lent old frames still among them (they are
+        // read while the new ones are written, so the two must not share a frame).
+        if (base - bottom + carries + kept > DYN_STACK_FRAMES) {
+            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, base - bottom + carries + kept, DYN_STACK_FRAMES);
             stacked = 0u;
             kept = 0u;
         }
-        dyn_wg_post = array<u32, 6>(stacked, to_ring, kept, ring.first, base, ring.shard);
+        dyn_wg_post = array<u32, 8>(stacked, to_ring, kept, ring.first, base, ring.shard, old_to_ring, bottom);
         // One change of `pending` per batch, by the net amount: what this batch made minus the
         // frames it finished. It never reads 0 while work exists.
         let made = carries + children;
@@ -1123,8 +1184,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             atomicAdd(&dyn_control[DYN_C_PROGRESS], 1u);
         }
         // Fallbacks: children the ring should have taken but had no room for.
-        dyn_wg_stats[DYN_S_FALLBACKS] += offered - to_ring - (keyed - min(to_ring, keyed));
-        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base + stacked + kept);
+        dyn_wg_stats[DYN_S_FALLBACKS] += offered - keyed - old - children_to_ring;
+        dyn_wg_stats[DYN_S_OLD_LENT] += old_to_ring;
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept);
     }
     let post = workgroupUniformLoad(&dyn_wg_post);
     // Acquire: the reserved slots' previous frames were fully read before their consumers
@@ -1136,6 +1198,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     let ticket = post[3];
     let base = post[4];
     let shard = post[5];
+    let old_to_ring = post[6];
+    let bottom = post[7];
     let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
     // Onto the stack: the carries, then the first `kept` children above them (deeper work on top).
     for (var j = lid; j < (carries + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
@@ -1147,15 +1211,20 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         }
         atomicStore(&dyn_arena[dyn_stack_frame(me, base + n) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
     }
-    // Into the ring: keyed hints, then the remaining children.
+    // Into the ring: keyed hints, the old frames from the bottom of the stack, then the
+    // remaining children.
     for (var j = lid; j < to_ring * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
-        var src = DYN_CARRY_CAP + kept + (n - keyed_to_ring);
+        var word: u32;
         if (n < keyed_to_ring) {
-            src = DYN_CARRY_CAP + DYN_CHILD_CAP + n;
+            word = dyn_wg_staging[(DYN_CARRY_CAP + DYN_CHILD_CAP + n) * DYN_FRAME_WORDS + w];
+        } else if (n < keyed_to_ring + old_to_ring) {
+            word = atomicLoad(&dyn_arena[dyn_stack_frame(me, bottom + n - keyed_to_ring) + w]);
+        } else {
+            word = dyn_wg_staging[(DYN_CARRY_CAP + kept + n - keyed_to_ring - old_to_ring) * DYN_FRAME_WORDS + w];
         }
-        atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
+        atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], word);
     }
     // Release: the frames above are visible before any state says "published".
     storageBarrier();
@@ -1164,7 +1233,18 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + 1u);
     }
     if (lid == 0u) {
-        dyn_wg_top = base + carries + kept;
+        // An empty stack starts again at position 0; positions stay below 2 * DYN_STACK_FRAMES.
+        var top = base + carries + kept;
+        var low = bottom + old_to_ring;
+        if (top == low) {
+            top = 0u;
+            low = 0u;
+        } else if (low >= DYN_STACK_FRAMES) {
+            top -= DYN_STACK_FRAMES;
+            low -= DYN_STACK_FRAMES;
+        }
+        dyn_wg_top = top;
+        dyn_wg_bottom = low;
     }
 }
 

@@ -371,7 +371,7 @@ pub struct ConfigLayout {
 }
 
 /// The arena is one `array<atomic<u32>>`:
-/// `[stack tops: workers][stacks: workers * stack_frames * frame_words][ring states: ring_slots]
+/// `[stack top and bottom: 2 * workers][stacks: workers * stack_frames * frame_words][ring states: ring_slots]
 ///  [ring frames: ring_slots * frame_words][queue frames: dispatches * ring_slots * frame_words]`
 /// (`bytes_per_slot` counts a ring slot and one frame of every queue).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -381,7 +381,7 @@ pub struct ArenaLayout {
     pub stack_frames: u32,
     /// Smallest ring the executor accepts, in slots (ring sizes are powers of two).
     pub min_ring_slots: u32,
-    /// Bytes one worker needs: its stack top plus its reserve.
+    /// Bytes one worker needs: its stack's top and bottom words plus its reserve.
     pub bytes_per_worker: u64,
     /// Bytes one ring slot needs (state word plus frame), plus one frame per dispatch's queue.
     pub bytes_per_slot: u64,

@@ -23,6 +23,8 @@ pub const SHARD_WORKERS: u32 = 8;
 /// Most ring shards: each has a control line of its own, and the host reads the control block
 /// back after every submission.
 pub const MAX_SHARDS: u32 = 128;
+// The executor's shard probe keeps a shard's offset from home in 8 bits (DYN_PROBE_SHARD).
+const _: () = assert!(MAX_SHARDS <= 256);
 /// Fewest slots of a shard: what its workers lend at most (`SHARD_WORKERS * LEND_FRAMES`). A
 /// smaller ring has fewer shards (down to one).
 pub const MIN_SHARD_SLOTS: u32 = SHARD_WORKERS * LEND_FRAMES;
@@ -90,6 +92,7 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("LANE_UNITS", 19),
     ("IDLE_STEPS", 20),
     ("BUSY_WORKERS", 21),
+    ("OLD_LENT", 22),
     ("PENDING", LINE_WORDS),
     ("PROGRESS", LINE_WORDS + 1),
     ("SHARDS", 2 * LINE_WORDS),
@@ -163,6 +166,11 @@ pub const STATS: &[(&str, &str, &str)] = &[
         "BUSY_WORKERS",
         "busy_worker_launches",
         "worker launches that ran at least one batch (/ launches = busy workers per launch)",
+    ),
+    (
+        "OLD_LENT",
+        "old_frames_lent",
+        "frames lent from the bottom of a worker's stack (its oldest work) to idle workers",
     ),
 ];
 
@@ -317,8 +325,9 @@ impl Layout {
         (base, base + LINE_WORDS)
     }
 
+    /// The stack's top and bottom positions, and its reserve.
     pub fn bytes_per_worker(&self) -> u64 {
-        4 * (1 + self.stack_frames as u64 * self.frame_words as u64)
+        4 * (2 + self.stack_frames as u64 * self.frame_words as u64)
     }
 
     /// A ring slot (state word and frame) and the frame at the same index of every queue.

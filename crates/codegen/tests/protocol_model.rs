@@ -153,6 +153,8 @@ enum Variant {
     ShardsShareSlots,
     /// A claim from another shard moves the claimer's home head instead of that shard's.
     ClaimMovesHomeHead,
+    /// Publish lends the oldest frames of the stack to the ring but leaves them on the stack.
+    OldFramesStayOnStack,
 }
 
 /// One ring shard's control line: its `head` and `tail`.
@@ -359,8 +361,10 @@ impl Sys {
         (0, 0, shard)
     }
 
-    /// `dyn_prescan` with an empty stack, then `dyn_ring_claim`: the nearest shard from `home`
-    /// on with `head != tail`, then up to half of its queued frames (at most `BATCH`, at least
+    /// `dyn_prescan` with an empty stack, then `dyn_ring_claim`: the home shard if it has
+    /// `head != tail`, else the other (one of the choices of the WGSL's random draw among the
+    /// shards with frames: which shard is claimed from does not matter to the protocol), then
+    /// up to half of its queued frames (at most `BATCH`, at least
     /// one) that are published. `(count, first ticket, shard)`.
     fn ring_claim(&self, home: u32) -> (u32, u32, u32) {
         let Some(shard) = (0..SHARDS).map(|j| shard_after(home, j)).find(|&s| {
@@ -549,24 +553,31 @@ impl Sys {
         true
     }
 
-    /// `dyn_publish`: hints then children into the ring as far as it has room, carries and the
-    /// other children onto the stack, `pending` accounting, then the ring publication.
+    /// `dyn_publish`: hints, then the oldest frames of the stack (those the batch left, at its
+    /// bottom), then children into the ring as far as it has room, carries and the other
+    /// children onto the stack, `pending` accounting, then the ring publication.
     fn publish(&self, home: u32, stack: &mut Vec<Frame>, out: Out, finished: u32) {
         let carries = out.carries.len() as u32;
         let children = out.children.len() as u32;
         let keyed = out.hints.len() as u32;
-        // `dyn_lend_budget`: children go to the ring only while the home shard holds fewer than
-        // the lending target (two relaxed reads: an estimate; any count the reserve grants is
-        // correct).
+        // `dyn_lend_budget`: old frames and children go to the ring only while the home shard
+        // holds fewer than the lending target (two relaxed reads: an estimate; any count the
+        // reserve grants is correct).
         let line = &self.shards[home as usize];
         let queued = line.tail.load(R).wrapping_sub(line.head.load(R));
-        let lent = children.min(LEND_TARGET.saturating_sub(queued));
+        let budget = LEND_TARGET.saturating_sub(queued);
+        let old = (stack.len() as u32).min(BATCH).min(budget);
+        let lent = children.min(budget - old);
         if lent < children {
             Coverage::hit(&self.cov.kept_by_choice);
         }
-        let (to_ring, ticket, shard) = self.ring_reserve(home, keyed + lent);
+        let (to_ring, ticket, shard) = self.ring_reserve(home, keyed + old + lent);
         let keyed_to_ring = to_ring.min(keyed);
-        let kept = children - (to_ring - keyed_to_ring);
+        let old_to_ring = (to_ring - keyed_to_ring).min(old);
+        if old_to_ring > 0 {
+            Coverage::hit(&self.cov.old_lent);
+        }
+        let kept = children - (to_ring - keyed_to_ring - old_to_ring);
         if kept > 0 {
             Coverage::hit(&self.cov.fallbacks);
         }
@@ -598,12 +609,18 @@ impl Sys {
                 sub(finished - made);
             }
         }
+        // Into the ring: keyed hints, the old frames off the stack's bottom, then the children
+        // the stack does not keep.
+        let mut ring = out.hints[..keyed_to_ring as usize].to_vec();
+        if self.variant == Variant::OldFramesStayOnStack {
+            ring.extend_from_slice(&stack[..old_to_ring as usize]);
+        } else {
+            ring.extend(stack.drain(..old_to_ring as usize));
+        }
+        ring.extend_from_slice(&out.children[kept as usize..]);
         // Onto the stack: the carries, then the first `kept` children (deeper work on top).
         stack.extend_from_slice(&out.carries);
         stack.extend_from_slice(&out.children[..kept as usize]);
-        // Into the ring: keyed hints, then the remaining children.
-        let mut ring = out.hints[..keyed_to_ring as usize].to_vec();
-        ring.extend_from_slice(&out.children[kept as usize..]);
         assert_eq!(ring.len() as u32, to_ring);
         self.publish_frames(shard, ticket, &ring);
     }
@@ -616,6 +633,7 @@ struct Coverage {
     executions: AtomicUsize,
     fallbacks: AtomicUsize,
     kept_by_choice: AtomicUsize,
+    old_lent: AtomicUsize,
     hints_dropped: AtomicUsize,
     hints_skipped: AtomicUsize,
     swept: AtomicUsize,
@@ -632,6 +650,7 @@ impl Coverage {
             executions: AtomicUsize::new(0),
             fallbacks: AtomicUsize::new(0),
             kept_by_choice: AtomicUsize::new(0),
+            old_lent: AtomicUsize::new(0),
             hints_dropped: AtomicUsize::new(0),
             hints_skipped: AtomicUsize::new(0),
             swept: AtomicUsize::new(0),
@@ -653,12 +672,13 @@ impl Coverage {
 
     fn report(&self, name: &str) {
         println!(
-            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, hint dropped {}, \
+            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, old lent {}, hint dropped {}, \
              hint skipped {}, sweep {}, ring claim {}, slot reused {}, ticket wrapped {}, \
              claimed from another shard {}, reserve raced {}",
             Self::get(&self.executions),
             Self::get(&self.fallbacks),
             Self::get(&self.kept_by_choice),
+            Self::get(&self.old_lent),
             Self::get(&self.hints_dropped),
             Self::get(&self.hints_skipped),
             Self::get(&self.swept),
@@ -994,18 +1014,38 @@ impl Program for Tree {
     }
 }
 
-/// The entry: the root (unit 0), or (`split_entry`) two pieces in two shards, units 1 and 2,
-/// as `dyn_init` seeds a wide entry range; units outside their subtrees count as run.
-fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverage, split_entry: bool) {
+/// Where the tree's work starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// The root (unit 0) in the ring.
+    Root,
+    /// Two pieces in two shards, units 1 and 2, as `dyn_init` seeds a wide entry range; units
+    /// outside their subtrees count as run.
+    Pieces,
+    /// The root's children 1, 2, 3 on worker 0's stack (the root ran): its first batch takes
+    /// the top two, so unit 1 is an old frame it may lend.
+    Stack,
+}
+
+fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverage, start: Start) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
         let sys = Arc::new(Sys::new(variant, cov, 0));
-        let executed = if split_entry {
-            sys.init_entry(&[[STAGE_UNIT, 1], [STAGE_UNIT, 2]]);
-            [1, 0, 0, 1, 0]
-        } else {
-            sys.init_entry(&[[STAGE_UNIT, 0]]);
-            [0; TREE_UNITS]
+        let mut first_stack = Vec::new();
+        let executed = match start {
+            Start::Pieces => {
+                sys.init_entry(&[[STAGE_UNIT, 1], [STAGE_UNIT, 2]]);
+                [1, 0, 0, 1, 0]
+            }
+            Start::Root => {
+                sys.init_entry(&[[STAGE_UNIT, 0]]);
+                [0; TREE_UNITS]
+            }
+            Start::Stack => {
+                first_stack = tree_children(0).iter().map(|&c| [STAGE_UNIT, c]).collect();
+                sys.pending.store(first_stack.len() as u32, R);
+                [1, 0, 0, 0, 0]
+            }
         };
         let prog = std::sync::Arc::new(Tree {
             executed: Mutex::new(executed),
@@ -1014,7 +1054,7 @@ fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverag
         // Two launches with little fuel each: relaunches resume the saved stack.
         // Workers 0 and 1: home shards 0 and 1, so one of them takes the root from a shard
         // other than its own.
-        let mut stacks = workgroups(&sys, &prog, 0, [0, 1], [Vec::new(), Vec::new()], 2, 3);
+        let mut stacks = workgroups(&sys, &prog, 0, [0, 1], [first_stack, Vec::new()], 2, 3);
         host_relaunch(&sys, &*prog, 0, [0, 1], &mut stacks);
         assert!(stacks.iter().all(Vec::is_empty));
         assert_eq!(sys.pending.load(R), 0);
@@ -1027,11 +1067,21 @@ fn termination_model(variant: Variant, preemptions: usize, cov: &'static Coverag
 #[test]
 fn termination_detection() {
     static COV: Coverage = Coverage::new();
-    termination_model(Variant::Correct, PREEMPTIONS, &COV, false);
+    termination_model(Variant::Correct, PREEMPTIONS, &COV, Start::Root);
     COV.report("termination_detection");
     // The scenario reaches both the ring and the serial fallback.
     assert!(Coverage::get(&COV.fallbacks) > 0);
     assert!(Coverage::get(&COV.kept_by_choice) > 0);
+    assert!(Coverage::get(&COV.ring_taken) > 0);
+}
+
+/// A worker with frames below its batch lends them (its oldest work) before its children.
+#[test]
+fn termination_with_old_frames_lent() {
+    static COV: Coverage = Coverage::new();
+    termination_model(Variant::Correct, PREEMPTIONS, &COV, Start::Stack);
+    COV.report("termination_with_old_frames_lent");
+    assert!(Coverage::get(&COV.old_lent) > 0);
     assert!(Coverage::get(&COV.ring_taken) > 0);
 }
 
@@ -1040,9 +1090,22 @@ fn termination_detection() {
 #[test]
 fn termination_with_the_entry_in_pieces() {
     static COV: Coverage = Coverage::new();
-    termination_model(Variant::Correct, PREEMPTIONS, &COV, true);
+    termination_model(Variant::Correct, PREEMPTIONS, &COV, Start::Pieces);
     COV.report("termination_with_the_entry_in_pieces");
     assert!(Coverage::get(&COV.ring_taken) > 0);
+}
+
+/// A frame lent from the bottom of the stack must leave it: kept as well, it runs twice.
+#[test]
+fn termination_detects_old_frames_left_on_the_stack() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| termination_model(
+        Variant::OldFramesStayOnStack,
+        PREEMPTIONS,
+        &COV,
+        Start::Stack
+    )));
+    COV.report("termination_detects_old_frames_left_on_the_stack");
 }
 
 #[test]
@@ -1052,7 +1115,7 @@ fn termination_detects_subtract_before_add() {
         Variant::SubtractBeforeAdd,
         PREEMPTIONS,
         &COV,
-        false
+        Start::Root
     )));
     COV.report("termination_detects_subtract_before_add");
 }

@@ -478,6 +478,16 @@ fn self_loops_with_spawns_and_without_payload() {
     check_matrix(&case, false, &no_extra);
 }
 
+/// A spine of 1,500 `become`s, each leaving 100 leaves: the spine's worker keeps its stack while
+/// the others take the leaf ranges from its bottom, so the bottom passes the end of the
+/// 640-frame reserve and the stack's positions wrap (twice, where another worker takes every
+/// range it is lent), across launches too (tiny fuel).
+#[test]
+fn comb_lends_the_oldest_frames() {
+    let case = support::comb_case("1,500 steps of 100 leaves", 1_500, 100);
+    check_matrix(&case, false, &no_extra);
+}
+
 // ---------------------------------------------------------------------------------------------
 // tree
 

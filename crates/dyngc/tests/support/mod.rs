@@ -81,7 +81,7 @@ pub const EXAMPLES: [&str; 7] = [
 ];
 
 /// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
-pub const TEST_PROGRAMS: [&str; 2] = ["self_loops", "long_emits"];
+pub const TEST_PROGRAMS: [&str; 3] = ["self_loops", "long_emits", "comb"];
 
 /// `examples/<name>.dyn`, or `tests/programs/<name>.dyn` for a [`TEST_PROGRAMS`] name.
 pub fn example_path(name: &str) -> PathBuf {
@@ -279,6 +279,33 @@ pub fn tree_case(label: impl Into<String>, seed: u32, max_depth: u32, max_childr
             ("root".into(), Units::Exact(1)),
             ("node".into(), Units::Exact(nodes)),
             ("child".into(), Units::Exact(nodes - 1)),
+        ],
+        rounds: 0,
+    }
+}
+
+/// `tests/programs/comb.dyn`: `spine` steps, each leaving `leaves` leaves; per step, how many
+/// leaves ran and the sum of their indices plus one (computed here: the program is its own
+/// reference).
+pub fn comb_case(label: impl Into<String>, spine: u32, leaves: u32) -> Case {
+    const STEPS: usize = 4096;
+    assert!(spine as usize <= STEPS, "`count` and `sum` hold {STEPS} steps");
+    let mut count = vec![0u32; STEPS];
+    let mut sum = vec![0u32; STEPS];
+    for k in 0..spine.max(1) as usize {
+        count[k] = leaves;
+        sum[k] = (1..=leaves).sum();
+    }
+    Case {
+        example: "comb",
+        label: label.into(),
+        inputs: vec![],
+        params: vec![("spine".into(), spine), ("leaves".into(), leaves)],
+        expected: vec![("count".into(), count), ("sum".into(), sum)],
+        units: vec![
+            ("root".into(), Units::Exact(1)),
+            ("step".into(), Units::Exact(spine.max(1) as u64)),
+            ("leaf".into(), Units::Exact(spine.max(1) as u64 * leaves as u64)),
         ],
         rounds: 0,
     }
