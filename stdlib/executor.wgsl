@@ -77,9 +77,13 @@ var<workgroup> dyn_wg_cmd: array<u32, 4>;
 // ticket, stack base for the new frames, ring shard of the ticket, old frames lent from the
 // stack's bottom, that bottom].
 var<workgroup> dyn_wg_post: array<u32, 8>;
-// The stack's live frames are the positions dyn_wg_bottom .. dyn_wg_top (0 .. 0 when empty).
-var<workgroup> dyn_wg_top: u32;
-var<workgroup> dyn_wg_bottom: u32;
+// The stack's live frames are the positions bottom .. top (empty when they are equal), kept by
+// lane 0; one struct, so that the other lanes read both with one workgroupUniformLoad.
+struct DynStack {
+    top: u32,
+    bottom: u32,
+}
+var<workgroup> dyn_wg_stack: DynStack;
 var<workgroup> dyn_wg_fuel: u32;
 var<workgroup> dyn_wg_idle: u32;
 // `pending` as this worker last read it while idle: a change means others make progress.
@@ -356,7 +360,7 @@ fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
         let v = atomicLoad(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w]);
-        atomicStore(&dyn_arena[dyn_stack_frame(me, dyn_wg_top + n) + w], v);
+        atomicStore(&dyn_arena[dyn_stack_frame(me, dyn_wg_stack.top + n) + w], v);
     }
     storageBarrier();
     for (var n = lid; n < count; n += DYN_WG) {
@@ -365,8 +369,8 @@ fn dyn_take_claimed(me: u32, lid: u32, cmd: array<u32, 4>) {
     }
     workgroupBarrier();
     if (lid == 0u) {
-        dyn_wg_top += count;
-        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], dyn_wg_top);
+        dyn_wg_stack.top += count;
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], count);
     }
 }
 
@@ -426,8 +430,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     dyn_probe_seed = me;
     dyn_streams_setup();
     if (lid == 0u) {
-        dyn_wg_top = atomicLoad(&dyn_arena[dyn_stack_words(me)]);
-        dyn_wg_bottom = atomicLoad(&dyn_arena[dyn_stack_words(me) + 1u]);
+        dyn_wg_stack.top = atomicLoad(&dyn_arena[dyn_stack_words(me)]);
+        dyn_wg_stack.bottom = atomicLoad(&dyn_arena[dyn_stack_words(me) + 1u]);
         dyn_wg_fuel = max(dyn_params.dyn_fuel, 1u);
         dyn_wg_idle = 0u;
         dyn_wg_seen_pending = 0u;
@@ -488,8 +492,8 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     }
     workgroupBarrier();
     if (lid == 0u) {
-        atomicStore(&dyn_arena[dyn_stack_words(me)], dyn_wg_top);
-        atomicStore(&dyn_arena[dyn_stack_words(me) + 1u], dyn_wg_bottom);
+        atomicStore(&dyn_arena[dyn_stack_words(me)], dyn_wg_stack.top);
+        atomicStore(&dyn_arena[dyn_stack_words(me) + 1u], dyn_wg_stack.bottom);
         dyn_flush_stats();
     }
     for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
@@ -514,8 +518,9 @@ fn dyn_hash(x: u32) -> u32 {
 // index count, first index and (programs with a wide stage) stage of each frame from the stack
 // top down, up to a batch.
 fn dyn_prescan(me: u32, lid: u32) {
-    let top = workgroupUniformLoad(&dyn_wg_top);
-    if (top == 0u) {
+    let stack = workgroupUniformLoad(&dyn_wg_stack);
+    let top = stack.top;
+    if (top == stack.bottom) {
         if (lid == 0u) {
             atomicStore(&dyn_wg_probe, DYN_NO_PROBE);
         }
@@ -559,8 +564,7 @@ fn dyn_prescan(me: u32, lid: u32) {
         dyn_ring_scan(lid, 1u);
         return;
     }
-    // (Lane 0 wrote the bottom before the barrier of the load above.)
-    let n = min(top - dyn_wg_bottom, DYN_BATCH);
+    let n = min(top - stack.bottom, DYN_BATCH);
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
         let lo = atomicLoad(&dyn_arena[g + DYN_F_LO]);
@@ -594,14 +598,14 @@ fn dyn_plan(me: u32) {
         return;
     }
     if (dyn_wg_fuel == 0u) {
-        if (dyn_wg_top > 0u) {
+        if (dyn_wg_stack.top != dyn_wg_stack.bottom) {
             dyn_wg_stats[DYN_S_FUEL_EXHAUSTED] += 1u;
         }
         dyn_wg_cmd[0] = DYN_CMD_EXIT;
         return;
     }
     dyn_wg_fuel -= 1u;
-    if (dyn_wg_top == 0u) {
+    if (dyn_wg_stack.top == dyn_wg_stack.bottom) {
         let claimed = dyn_ring_claim(dyn_wg_scan[0], dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), dyn_wg_scan[2]);
         if (claimed.count > 0u) {
             dyn_wg_idle = 0u;
@@ -611,7 +615,7 @@ fn dyn_plan(me: u32) {
         let swept = dyn_sweep(me);
         if (swept > 0u) {
             dyn_wg_idle = 0u;
-            dyn_wg_top += swept;
+            dyn_wg_stack.top += swept;
             return;
         }
         let pending = atomicLoad(&dyn_control[DYN_C_PENDING]);
@@ -647,7 +651,7 @@ fn dyn_plan(me: u32) {
     }
     dyn_wg_idle = 0u;
     dyn_wg_stats[DYN_S_BATCHES] += 1u;
-    let top = dyn_wg_top - 1u;
+    let top = dyn_wg_stack.top - 1u;
     let f = dyn_stack_frame(me, top);
     let lo = dyn_wg_los[0];
     var hi = lo + dyn_wg_sizes[0];
@@ -701,7 +705,7 @@ fn dyn_plan(me: u32) {
         if (groups > 0u) {
             atomicStore(&dyn_arena[f + DYN_F_LO], lo + count);
             if (lo + count == hi) {
-                dyn_wg_top = top;
+                dyn_wg_stack.top = top;
                 dyn_wg_exhausted = 1u;
             }
             dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u) + 1u, top, count, lo);
@@ -713,13 +717,13 @@ fn dyn_plan(me: u32) {
         return;
     }
     // Single frames of the wide stage: the run of them from the top, up to its groups.
-    let n = min(min(dyn_wg_top - dyn_wg_bottom, DYN_BATCH), groups);
+    let n = min(min(dyn_wg_stack.top - dyn_wg_stack.bottom, DYN_BATCH), groups);
     var count = 1u;
     while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
         count++;
     }
-    dyn_wg_top -= count;
-    dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u), dyn_wg_top, count, 0u);
+    dyn_wg_stack.top -= count;
+    dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u), dyn_wg_stack.top, count, 0u);
 }
 
 // Lane 0 only: the statistics of this launch into the control block.
@@ -751,8 +755,8 @@ fn dyn_flush_stats() {
 // (singles and small ranges alike), the last one taken in part if it does not fit; stops at a
 // frame of a wide stage. At least the top frame's first index is taken.
 fn dyn_gather(me: u32) {
-    let top = dyn_wg_top;
-    let n = min(top - dyn_wg_bottom, DYN_BATCH);
+    let top = dyn_wg_stack.top;
+    let n = min(top - dyn_wg_stack.bottom, DYN_BATCH);
     var count = 0u;
     var frames = 0u;
     var full = 0u;
@@ -774,7 +778,7 @@ fn dyn_gather(me: u32) {
     }
     dyn_wg_pack[frames] = count;
     dyn_wg_full = full;
-    dyn_wg_top = top - full;
+    dyn_wg_stack.top = top - full;
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_GATHER, frames, count, top);
 }
 
@@ -843,7 +847,7 @@ fn dyn_range_taken(me: u32, cmd: array<u32, 4>) {
     let lo = cmd[3] + min(atomicLoad(&dyn_wg_next), cmd[2]);
     atomicStore(&dyn_arena[f + DYN_F_LO], lo);
     if (lo == atomicLoad(&dyn_arena[f + DYN_F_HI])) {
-        dyn_wg_top = cmd[1];
+        dyn_wg_stack.top = cmd[1];
         dyn_wg_exhausted = 1u;
     }
 }
@@ -1130,7 +1134,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         if (cmd[0] == DYN_CMD_GATHER) {
             touched = cmd[3] - cmd[1];
         }
-        let untouched = touched - min(touched, dyn_wg_bottom);
+        let untouched = touched - min(touched, dyn_wg_stack.bottom);
         // Keyed hints always go to the ring when it has room (a mark without an entry waits
         // for a sweep); old frames and children only as far as the ring is short of work.
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
@@ -1149,8 +1153,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     }
     dyn_ring_scan(lid, 0u);
     if (lid == 0u) {
-        let base = dyn_wg_top;
-        let bottom = dyn_wg_bottom;
+        let base = dyn_wg_stack.top;
+        let bottom = dyn_wg_stack.bottom;
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
@@ -1233,18 +1237,11 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + 1u);
     }
     if (lid == 0u) {
-        // An empty stack starts again at position 0; positions stay below 2 * DYN_STACK_FRAMES.
-        var top = base + carries + kept;
-        var low = bottom + old_to_ring;
-        if (top == low) {
-            top = 0u;
-            low = 0u;
-        } else if (low >= DYN_STACK_FRAMES) {
-            top -= DYN_STACK_FRAMES;
-            low -= DYN_STACK_FRAMES;
-        }
-        dyn_wg_top = top;
-        dyn_wg_bottom = low;
+        // Positions stay below 2 * DYN_STACK_FRAMES. An empty stack keeps its position: lent
+        // frames move every worker's positions round its buffer (so the wrap is taken often).
+        let low = bottom + old_to_ring;
+        let wrap = select(0u, DYN_STACK_FRAMES, low >= DYN_STACK_FRAMES);
+        dyn_wg_stack = DynStack(base + carries + kept - wrap, low - wrap);
     }
 }
 
@@ -1267,7 +1264,7 @@ fn dyn_sweep(me: u32) -> u32 {
             bits = bits & ~bit;
             let old = atomicAnd(&dyn_marks[w], ~bit);
             if ((old & bit) != 0u) {
-                let f = dyn_stack_frame(me, dyn_wg_top + taken);
+                let f = dyn_stack_frame(me, dyn_wg_stack.top + taken);
                 atomicStore(&dyn_arena[f], dyn_word_stage(w) | (DYN_FLAG_OWNED << 16u));
                 atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
                 atomicStore(&dyn_arena[f + DYN_F_HI], 1u);
@@ -1304,12 +1301,12 @@ fn dyn_end_round(me: u32) -> bool {
     if (count == 0u) {
         return true;
     }
-    let f = dyn_stack_frame(me, 0u);
+    let f = dyn_stack_frame(me, dyn_wg_stack.top);
     atomicStore(&dyn_arena[f], dyn_entry_stage());
     atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
     atomicStore(&dyn_arena[f + DYN_F_HI], count);
     atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
-    dyn_wg_top = 1u;
+    dyn_wg_stack.top += 1u;
     dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], 1u);
     return false;
 }
