@@ -1119,8 +1119,8 @@ fn dyn_defer(stage: u32, index: u32) {
 }
 
 // Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
-// Lent first are the oldest frames at the bottom of the stack that this batch did not touch
-// (a thief gets the work nearest the root, as in work stealing), then this batch's children.
+// Lent first is the oldest frame at the bottom of the stack that this batch did not touch (a
+// thief gets the work nearest the root, as in work stealing), then this batch's children.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     // Lane 0's: read for the lend budget, used by the reservation after the scan (unused when
     // nothing is offered).
@@ -1144,7 +1144,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         if (keyed + lent + untouched > 0u) {
             head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
             let budget = dyn_lend_budget(tail, head);
-            old = min(min(untouched, DYN_BATCH), budget);
+            // One old frame a batch: more made collatz's carries shuttle between two workers'
+            // stacks through the ring on SwiftShader (docs/performance.md, "Session 14").
+            old = min(min(untouched, 1u), budget);
             lent = min(lent, budget - old);
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + old + lent);

@@ -566,7 +566,7 @@ impl Sys {
         let line = &self.shards[home as usize];
         let queued = line.tail.load(R).wrapping_sub(line.head.load(R));
         let budget = LEND_TARGET.saturating_sub(queued);
-        let old = (stack.len() as u32).min(BATCH).min(budget);
+        let old = (stack.len() as u32).min(1).min(budget);
         let lent = children.min(budget - old);
         if lent < children {
             Coverage::hit(&self.cov.kept_by_choice);
