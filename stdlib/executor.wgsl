@@ -1122,9 +1122,10 @@ fn dyn_defer(stage: u32, index: u32) {
 // Lent first is the oldest frame at the bottom of the stack that this batch did not touch (a
 // thief gets the work nearest the root, as in work stealing), then this batch's children.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
-    // Lane 0's: read for the lend budget, used by the reservation after the scan (unused when
-    // nothing is offered).
+    // Lane 0's, kept across the scan: the home head read for the lend budget (used by the
+    // reservation; unused when nothing is offered), and the old frames offered.
     var head = 0u;
+    var old = 0u;
     if (lid == 0u) {
         if (cmd[0] == DYN_CMD_RANGE) {
             dyn_range_taken(me, cmd);
@@ -1140,7 +1141,6 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
-        var old = 0u;
         if (keyed + lent + untouched > 0u) {
             head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
             let budget = dyn_lend_budget(tail, head);
@@ -1151,7 +1151,6 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + old + lent);
         atomicStore(&dyn_wg_scan_run, keyed + old + lent);
-        dyn_wg_post[6] = old;
     }
     dyn_ring_scan(lid, 0u);
     if (lid == 0u) {
@@ -1161,7 +1160,6 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         let offered = dyn_wg_scan[2];
-        let old = dyn_wg_post[6];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack. Then the old frames, then the children.
         let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), head);

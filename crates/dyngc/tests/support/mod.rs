@@ -290,9 +290,11 @@ pub fn tree_case(label: impl Into<String>, seed: u32, max_depth: u32, max_childr
 pub fn comb_case(label: impl Into<String>, spine: u32, leaves: u32) -> Case {
     const STEPS: usize = 4096;
     assert!(spine as usize <= STEPS, "`count` and `sum` hold {STEPS} steps");
+    // `root` starts step 0 whatever `spine` is.
+    let steps = spine.max(1);
     let mut count = vec![0u32; STEPS];
     let mut sum = vec![0u32; STEPS];
-    for k in 0..spine.max(1) as usize {
+    for k in 0..steps as usize {
         count[k] = leaves;
         sum[k] = (1..=leaves).sum();
     }
@@ -304,8 +306,8 @@ pub fn comb_case(label: impl Into<String>, spine: u32, leaves: u32) -> Case {
         expected: vec![("count".into(), count), ("sum".into(), sum)],
         units: vec![
             ("root".into(), Units::Exact(1)),
-            ("step".into(), Units::Exact(spine.max(1) as u64)),
-            ("leaf".into(), Units::Exact(spine.max(1) as u64 * leaves as u64)),
+            ("step".into(), Units::Exact(steps as u64)),
+            ("leaf".into(), Units::Exact(steps as u64 * leaves as u64)),
         ],
         rounds: 0,
     }
