@@ -343,6 +343,7 @@ impl Executor {
                 .collect(),
             stream_sink: SinkSlot(None),
             stream_drains: 0,
+            drain_staging: None,
             chain: 1,
         };
         run.write_fills();
@@ -418,6 +419,10 @@ pub struct Run<'e> {
     streams: Vec<(usize, Vec<u8>)>,
     stream_sink: SinkSlot<'e>,
     stream_drains: u64,
+    /// The staging buffer of every drain, made at the first one to hold all the windows: a
+    /// buffer made per drain cost the H200's host more per byte the larger it was (a window of
+    /// 2^24 tessellate vertices drained at half the rate of 2^20; docs/performance.md, session 15).
+    drain_staging: Option<wgpu::Buffer>,
     /// Launches the next submission records: 1 for the first and after a submission that filled
     /// a stream window, doubling after each that did not, up to the plan's chain length. A
     /// launch recorded after the kernel finished is empty but not free (a copy, a barrier and a
@@ -426,12 +431,22 @@ pub struct Run<'e> {
     chain: u32,
 }
 
-/// A recorded drain ([`Run::record_drain`]): the staging buffer and, per stream binding, where
-/// its elements lie in it (binding index, byte offset, bytes).
+/// A recorded drain ([`Run::record_drain`]): the staging buffer, the bytes of it the drain
+/// fills (from its start) and, per stream binding, where its elements lie in them (binding
+/// index, byte offset, bytes).
 #[derive(Debug)]
 pub(crate) struct DrainCopy {
     pub(crate) staging: wgpu::Buffer,
+    pub(crate) filled: u64,
     chunks: Vec<(usize, u64, u64)>,
+}
+
+/// The first `bytes` of a buffer mapped for reading, or the readback error naming `what`.
+pub(crate) fn mapped(staging: &wgpu::Buffer, bytes: u64, what: &str) -> Result<wgpu::BufferView, Error> {
+    staging.get_mapped_range(..bytes).map_err(|e| Error::Readback {
+        buffer: what.to_string(),
+        message: format!("{e:?}"),
+    })
 }
 
 /// The run's stream sink, if any (a closure: shown only as present or not).
@@ -638,14 +653,18 @@ impl Run<'_> {
         let index = self.queue.submit([commands]);
         scopes.finish("draining streams")?;
         let timeout = Duration::from_secs(600);
-        let data = self.read_mapped(
+        let what = "the stream windows";
+        self.wait_mapped(
             &copy.staging,
+            copy.filled,
             index,
             Instant::now() + timeout,
             timeout,
-            "stream windows",
+            what,
         )?;
-        self.deliver(&copy, &data);
+        // Straight from the mapped range to the sink or the collection: no copy in between.
+        self.deliver(&copy, &mapped(&copy.staging, copy.filled, what)?);
+        copy.staging.unmap();
         Ok(())
     }
 
@@ -720,14 +739,29 @@ impl Run<'_> {
         }
         let total: u64 = ranges.iter().flat_map(|(_, r)| r).map(|&(_, len)| len).sum();
         let device = &self.exec.device;
-        let scopes = Scopes::push(device);
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("dyngc stream drain"),
-            size: total.max(WORD),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        scopes.finish("allocating a stream drain")?;
+        let staging = match &self.drain_staging {
+            Some(b) => b.clone(),
+            None => {
+                // Every window's bytes, rounded to whole words: what any drain can hold.
+                let most: u64 = self.streams.iter().map(|&(i, _)| self.buffers[i].size()).sum();
+                let scopes = Scopes::push(device);
+                let b = device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("dyngc stream drain"),
+                    size: most.max(WORD),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                scopes.finish("allocating a stream drain")?;
+                self.drain_staging = Some(b.clone());
+                b
+            }
+        };
+        if total > staging.size() {
+            return Err(bug(
+                &manifest.bindings[ranges[0].0].name,
+                format!("drains {total} bytes into a staging buffer of {}", staging.size()),
+            ));
+        }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("dyngc stream drain"),
         });
@@ -753,7 +787,14 @@ impl Run<'_> {
             self.queue.write_buffer(control, w as u64 * WORD, &0u32.to_le_bytes());
         }
         self.stream_drains += 1;
-        Ok(Some((encoder.finish(), DrainCopy { staging, chunks })))
+        Ok(Some((
+            encoder.finish(),
+            DrainCopy {
+                staging,
+                filled: total.max(WORD),
+                chunks,
+            },
+        )))
     }
 
     /// The second half of the stream step: hands each stream's elements in `data` (the mapped
@@ -840,11 +881,28 @@ impl Run<'_> {
         limit: Duration,
         what: &str,
     ) -> Result<Vec<u8>, Error> {
+        self.wait_mapped(staging, staging.size(), index, deadline, limit, what)?;
+        let bytes = mapped(staging, staging.size(), what)?.to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    /// Maps the first `bytes` of `staging` for reading and waits until `index` has completed
+    /// and the map with it.
+    fn wait_mapped(
+        &self,
+        staging: &wgpu::Buffer,
+        bytes: u64,
+        index: wgpu::SubmissionIndex,
+        deadline: Instant,
+        limit: Duration,
+        what: &str,
+    ) -> Result<(), Error> {
         let device = &self.exec.device;
         let slot: Arc<Mutex<Option<Result<(), wgpu::BufferAsyncError>>>> = Arc::new(Mutex::new(None));
         let done = slot.clone();
         let scopes = Scopes::push(device);
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        staging.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
             if let Ok(mut d) = done.lock() {
                 *d = Some(r);
             }
@@ -884,15 +942,7 @@ impl Run<'_> {
                 None => std::thread::yield_now(),
             }
         }
-        let bytes = {
-            let view = staging.get_mapped_range(..).map_err(|e| Error::Readback {
-                buffer: what.to_string(),
-                message: format!("{e:?}"),
-            })?;
-            view.to_vec()
-        };
-        staging.unmap();
-        Ok(bytes)
+        Ok(())
     }
 
     /// Reads the whole buffer of binding `index` (exactly `bytes` long) back to the host.

@@ -3,7 +3,7 @@
 //! results, usage samples and (with a [`Policy`]) the arena size for the next runs.
 
 use crate::error::Error;
-use crate::executor::{DrainCopy, Executor, Run, Scopes};
+use crate::executor::{mapped, DrainCopy, Executor, Run, Scopes};
 use crate::plan::{check_arena, DeviceLimits, WORD};
 use crate::policy::{Policy, Usage};
 use crate::setup::RunSetup;
@@ -63,10 +63,11 @@ struct Draining {
     done: Option<Outcome>,
 }
 
-fn map_read(buffer: &wgpu::Buffer) -> MapSlot {
+/// Maps the first `bytes` of `buffer` for reading, resolving the slot when done.
+fn map_read(buffer: &wgpu::Buffer, bytes: u64) -> MapSlot {
     let slot: MapSlot = Arc::new(Mutex::new(None));
     let done = slot.clone();
-    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+    buffer.map_async(wgpu::MapMode::Read, ..bytes, move |r| {
         if let Ok(mut s) = done.lock() {
             *s = Some(r);
         }
@@ -245,7 +246,7 @@ impl<'e> Stream<'e> {
         self.queue.submit([encoder.finish()]);
         job.submissions += 1;
         job.launches += job.run.chain_length() as u64;
-        job.mapped = map_read(&job.readback);
+        job.mapped = map_read(&job.readback, job.readback.size());
         scopes.finish("submitting a launch chain")?;
         self.exec.check_lost()
     }
@@ -359,7 +360,7 @@ impl<'e> Stream<'e> {
         if let Some((commands, copy)) = job.run.record_drain(&snapshot)? {
             let scopes = Scopes::push(self.exec.device());
             self.queue.submit([commands]);
-            let mapped = map_read(&copy.staging);
+            let mapped = map_read(&copy.staging, copy.filled);
             scopes.finish("draining streams")?;
             job.draining = Some(Draining { copy, mapped, done });
             return Ok(None);
@@ -401,15 +402,9 @@ impl<'e> Stream<'e> {
             }
             Some(Ok(())) => {}
         }
-        let data = {
-            let view = d.copy.staging.get_mapped_range(..).map_err(|e| Error::Readback {
-                buffer: "the stream windows".into(),
-                message: format!("{e:?}"),
-            })?;
-            view.to_vec()
-        };
+        job.run
+            .deliver(&d.copy, &mapped(&d.copy.staging, d.copy.filled, "the stream windows")?);
         d.copy.staging.unmap();
-        job.run.deliver(&d.copy, &data);
         match d.done {
             Some(outcome) => Ok(Some(self.complete(job, outcome))),
             None => self.go_on(job),
