@@ -4,8 +4,10 @@
 // GPU* types: the @webgpu/types package (or a lib with WebGPU).
 
 export const SCHEMA: 'dyngc-manifest/3';
-/** Stream window in elements when none is chosen: 2^20. */
+/** The least stream window in elements when none is chosen: 2^20. */
 export const DEFAULT_STREAM_CAPACITY: number;
+/** When none is chosen, a stream window holds this many of its `min_capacity` per lane in flight (at least DEFAULT_STREAM_CAPACITY): 2. */
+export const DEFAULT_STREAM_UNITS_PER_LANE: number;
 
 export type Scalar = 'u32' | 'i32' | 'f32';
 
@@ -212,7 +214,7 @@ export interface RunOptions {
   chain?: number;
   /** The most workgroups one dispatch of the partitioned schedule launches (default 0: no cap). A CPU adapter runs much sooner with a few per thread. */
   dispatchGroups?: number;
-  /** Window of every stream output in elements (default 2^20), raised to its `min_capacity`, capped by the device and the counter's range. */
+  /** Window of every stream output in elements (default: twice its `min_capacity` per lane in flight, at least 2^20), raised to its `min_capacity`, capped by the device and the counter's range. */
   streamCapacity?: number;
   /** Takes every drained chunk of a stream (whole elements, never empty) instead of collecting it for `read`. */
   onStream?: (name: string, bytes: Uint8Array) => void;
@@ -226,7 +228,7 @@ export function evalLength(
 export function showLength(rule: LengthRule): string;
 /** Throws when the package cannot run `manifest` (schema, executor bindings, streams that disagree). */
 export function checkManifest(manifest: Manifest): void;
-/** A stream's window: `requested` (default 2^20) clamped to `[min_capacity, most]` (docs/manifest.md, "Streams"); throws when none fits. */
+/** A stream's window: `requested` (default: `DEFAULT_STREAM_UNITS_PER_LANE * workers * workgroup_size * min_capacity`, at least 2^20) clamped to `[min_capacity, most]` (docs/manifest.md, "Streams"); throws when none fits. */
 export function streamCapacity(
   manifest: Manifest,
   stream: StreamInfo,

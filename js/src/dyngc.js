@@ -18,6 +18,8 @@ export const SCHEMA = 'dyngc-manifest/3';
 
 /** A stream window's capacity in elements when the engine chooses none (as `dyngc run`'s). */
 export const DEFAULT_STREAM_CAPACITY = 1 << 20;
+/** Without a requested window: this many of a stream's `min_capacity` per lane in flight, if more than DEFAULT_STREAM_CAPACITY (the runtime's rule, crates/runtime/src/plan.rs). */
+export const DEFAULT_STREAM_UNITS_PER_LANE = 2;
 
 const U64_MAX = (1n << 64n) - 1n;
 const STORAGE_KIND = { read: 'read-only-storage', read_write: 'storage', uniform: 'uniform' };
@@ -130,13 +132,15 @@ export function checkManifest(m) {
 }
 
 /**
- * The window of `stream` (an entry of `executor.streams`), in elements: `requested`, raised to
+ * The window of `stream` (an entry of `executor.streams`), in elements: `requested` (by default
+ * the larger of DEFAULT_STREAM_CAPACITY and DEFAULT_STREAM_UNITS_PER_LANE maxima per lane in
+ * flight), raised to
  * the most one unit emits (`min_capacity`), at most what one binding of `limits` holds, and small
  * enough that the reservations of every lane in flight cannot wrap the kernel's 32-bit counter:
  * `C + workers * workgroup_size * min_capacity < 2^32`.
  */
-export function streamCapacity(manifest, stream, workers, limits, requested = DEFAULT_STREAM_CAPACITY) {
-  if (!(Number.isSafeInteger(requested) && requested >= 0)) throw new RangeError(`a stream capacity is a whole number of elements (got ${requested})`);
+export function streamCapacity(manifest, stream, workers, limits, requested) {
+  if (requested !== undefined && !(Number.isSafeInteger(requested) && requested >= 0)) throw new RangeError(`a stream capacity is a whole number of elements (got ${requested})`);
   const size = BigInt(manifest.bindings.find((b) => b.name === stream.binding).element.size);
   const binding = BigInt(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize ?? Infinity));
   const inFlight = BigInt(workers) * BigInt(manifest.workgroup_size) * BigInt(stream.min_capacity);
@@ -144,7 +148,9 @@ export function streamCapacity(manifest, stream, workers, limits, requested = DE
   const most = binding / size < counter ? binding / size : counter;
   const least = BigInt(Math.max(1, stream.min_capacity));
   if (most < least) throw new RangeError(`stream \`${stream.binding}\` needs a window of at least ${least} elements, and this device and ${workers} workers allow ${most < 0n ? 0n : most}`);
-  const want = BigInt(requested);
+  const byLanes = BigInt(DEFAULT_STREAM_UNITS_PER_LANE) * inFlight;
+  const floor = BigInt(DEFAULT_STREAM_CAPACITY);
+  const want = requested !== undefined ? BigInt(requested) : byLanes > floor ? byLanes : floor;
   return Number(want < least ? least : want > most ? most : want);
 }
 
@@ -284,7 +290,7 @@ export class Run {
     const ex = m.executor;
     this.program = program;
     this.device = program.device;
-    this.requestedStreamCapacity = capacity ?? DEFAULT_STREAM_CAPACITY;
+    this.requestedStreamCapacity = capacity;
     this.onStream = onStream ?? null;
     this.fuel = fuel ?? ex.defaults.fuel;
     this.chain = chain ?? ex.defaults.chain_length;

@@ -20,7 +20,8 @@
 //   --fuel       scheduler steps per workgroup per launch (default `executor.defaults.fuel`).
 //   --chain      launches per submission (default `executor.defaults.chain_length`); 1 after a
 //                submission that filled a stream window, doubling back.
-//   --stream-capacity  elements of every stream output's window (default 2^20; raised to the
+//   --stream-capacity  elements of every stream output's window (default: twice the stream's
+//                `min_capacity` per lane in flight, at least 2^20; raised to the
 //                stream's `min_capacity`, capped by the device and the 32-bit counter).
 //   --timeout    wall-clock limit of the launch loop in seconds (default 300).
 //   --max-submissions  most submissions before giving up (default 1000000).

@@ -71,7 +71,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 2)]
     pub retry_factor: u64,
     /// dyngc: the window of each stream output, in elements (compact, tessellate); default the
-    /// runtime's (2^20).
+    /// runtime's (twice the most one unit emits per lane in flight, at least 2^20).
     #[arg(long)]
     pub stream_capacity: Option<u64>,
     /// dyngc: launches per submission; default the manifest's (`executor.defaults.chain_length`).

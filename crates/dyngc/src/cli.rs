@@ -180,7 +180,8 @@ pub struct RunArgs {
     /// Scheduler steps per workgroup per launch.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u32>,
-    /// Elements each stream output's window holds on the device (default 1048576). A full
+    /// Elements each stream output's window holds on the device (default: twice the most one
+    /// unit emits per lane in flight, at least 1048576). A full
     /// window is drained to the host and the run goes on: a small one costs time, never
     /// elements. Raised to the most one unit emits.
     #[arg(long, value_name = "N")]

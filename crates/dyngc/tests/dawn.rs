@@ -444,9 +444,13 @@ fn streams_under_dawn() {
             let repro = out.repro();
             let stats = out.success(&what);
             let window = stats["host"]["stream_capacities"][case.stream].as_u64().unwrap_or(0);
+            // The default: two of a unit's maximum per lane in flight, at least 2^20.
+            let workers = stats["host"]["workers"].as_u64().unwrap_or(0);
+            let lanes = workers * u64::from(artifact.manifest.workgroup_size);
+            let default = (2 * lanes * u64::from(min_capacity)).max(1 << 20);
             assert_eq!(
                 window,
-                capacity.unwrap_or(1 << 20).max(u64::from(min_capacity)),
+                capacity.unwrap_or(default).max(u64::from(min_capacity)),
                 "{what}: {}",
                 stats["host"]
             );

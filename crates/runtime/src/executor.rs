@@ -419,9 +419,8 @@ pub struct Run<'e> {
     streams: Vec<(usize, Vec<u8>)>,
     stream_sink: SinkSlot<'e>,
     stream_drains: u64,
-    /// The staging buffer of every drain, made at the first one to hold all the windows: a
-    /// buffer made per drain cost the H200's host more per byte the larger it was (a window of
-    /// 2^24 tessellate vertices drained at half the rate of 2^20; docs/performance.md, session 15).
+    /// The staging buffer of the drains, kept for the next while it is large enough: one made
+    /// per drain was a host allocation of up to every window's bytes each time.
     drain_staging: Option<wgpu::Buffer>,
     /// Launches the next submission records: 1 for the first and after a submission that filled
     /// a stream window, doubling after each that did not, up to the plan's chain length. A
@@ -739,15 +738,15 @@ impl Run<'_> {
         }
         let total: u64 = ranges.iter().flat_map(|(_, r)| r).map(|&(_, len)| len).sum();
         let device = &self.exec.device;
+        // Reused while it holds the drain; made anew, the size of this drain, when it does not
+        // (a run's first full window sets it, a small final drain never needs a big one).
         let staging = match &self.drain_staging {
-            Some(b) => b.clone(),
-            None => {
-                // Every window's bytes, rounded to whole words: what any drain can hold.
-                let most: u64 = self.streams.iter().map(|&(i, _)| self.buffers[i].size()).sum();
+            Some(b) if b.size() >= total.max(WORD) => b.clone(),
+            _ => {
                 let scopes = Scopes::push(device);
                 let b = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("dyngc stream drain"),
-                    size: most.max(WORD),
+                    size: total.max(WORD),
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
@@ -756,12 +755,6 @@ impl Run<'_> {
                 b
             }
         };
-        if total > staging.size() {
-            return Err(bug(
-                &manifest.bindings[ranges[0].0].name,
-                format!("drains {total} bytes into a staging buffer of {}", staging.size()),
-            ));
-        }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("dyngc stream drain"),
         });

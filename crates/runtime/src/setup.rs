@@ -49,6 +49,8 @@ pub struct RunSetup<'a> {
     /// workers first (reserves take at most half the arena), the largest ring in the rest.
     pub ring_slots: Option<u32>,
     /// Elements each stream output's window holds (docs/executor.md, "Streams"); default
+    /// [`DEFAULT_STREAM_UNITS_PER_LANE`](crate::plan::DEFAULT_STREAM_UNITS_PER_LANE) times the
+    /// most one unit emits per lane in flight, at least
     /// [`DEFAULT_STREAM_CAPACITY`](crate::plan::DEFAULT_STREAM_CAPACITY). Raised to the stream's `min_capacity` (the most one unit
     /// emits) and lowered to what the device's largest binding holds: a smaller window means
     /// more drains, never lost elements.
