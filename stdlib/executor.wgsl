@@ -144,6 +144,13 @@ var<private> dyn_lane_ran: u32;
 // A stage whose chain of `become`s to itself runs in a loop (the generated dyn_execute case):
 // the body's `become` put the next payload in dyn_next_S and set this.
 var<private> dyn_again: bool;
+// The range window the lane takes indices from, for a chain refilled from it (DYN_REFILL; docs/
+// executor.md, "Refills"): its first index, its length (0 once empty, or when the window's stage
+// is not the refill's feeder), its recursion counter, and the feeder's units run by refills.
+var<private> dyn_win_lo: u32;
+var<private> dyn_win_n: u32;
+var<private> dyn_win_rec: u32;
+var<private> dyn_refills: u32;
 // The idle worker's random draw of shards, stepped every idle step (dyn_prescan).
 var<private> dyn_probe_seed: u32;
 // The ring's shards (dyn_shard_setup): how many, slots in each, and this worker's home shard.
@@ -873,6 +880,10 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     dyn_lane_deferred = false;
     dyn_held = DYN_HELD_NONE;
     dyn_lane_ran = 0u;
+    dyn_win_lo = lo;
+    dyn_win_n = select(0u, window, DYN_REFILL && stage0 == DYN_REFILL_FEEDER);
+    dyn_win_rec = range_rec;
+    dyn_refills = 0u;
     loop {
         dyn_cur_stage = stage;
         // A looping stage's case runs more than this one unit, and counts them here.
@@ -916,6 +927,11 @@ fn dyn_run_units(stage0: u32, index0: u32, lo: u32, window: u32) {
     }
     dyn_streams_lane_end();
     atomicAdd(&dyn_wg_units[run_stage], run_length);
+    // Refills ran inside the chain's units: the feeder's units go to its own count.
+    if (DYN_REFILL && dyn_refills > 0u) {
+        atomicAdd(&dyn_wg_units[DYN_REFILL_FEEDER], dyn_refills);
+        atomicSub(&dyn_wg_units[DYN_REFILL_CHAIN], dyn_refills);
+    }
     if (dyn_lane_ran > 1u) {
         atomicAdd(&dyn_wg_lane_units, dyn_lane_ran - 1u);
     }

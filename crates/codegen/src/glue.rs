@@ -188,9 +188,84 @@ fn is_self_carry(program: &Program, k: EdgeId) -> bool {
     edge.kind == EdgeKind::Become && edge.from == edge.to && edge.recursion == RecursionStep::Keep
 }
 
-/// True if site `k` is a `become` of a stage to itself that [`chain_loops`] runs in a loop.
+/// True if site `k` writes its carry to the chain's private variable: a `become` of a stage to
+/// itself that [`chain_loops`] runs in a loop, or the refill feeder's `become` of it.
 fn chain_site(program: &Program, partition: &Partition, k: EdgeId) -> bool {
-    is_self_carry(program, k) && chain_loops(program, partition, program.edges[k].from)
+    (is_self_carry(program, k) && chain_loops(program, partition, program.edges[k].from))
+        || refill(program, partition).is_some_and(|r| r.site == k)
+}
+
+/// A chain refilled from its range window (docs/executor.md, "Refills"): when a unit of `chain`
+/// ends without a carry, the lane runs the window's next unit of `feeder` inside the chain's
+/// loop, whose only site (`site`) is a `become` of `chain`.
+#[derive(Clone, Copy)]
+struct Refill {
+    feeder: StageId,
+    chain: StageId,
+    site: EdgeId,
+}
+
+/// The program's refill, if any: the first looping chain with a feeder that is a one-lane,
+/// payload-free stage of the persistent kernel, not keyed, not emitting, whose only site is a
+/// `become` of the chain that keeps or resets the recursion counter.
+fn refill(program: &Program, partition: &Partition) -> Option<Refill> {
+    program
+        .stages
+        .ids()
+        .filter(|&s| chain_loops(program, partition, s))
+        .find_map(|chain| {
+            program.stages.iter().find_map(|(feeder, st)| {
+                let &[site] = st.sites.as_slice() else {
+                    return None;
+                };
+                let edge = &program.edges[site];
+                let fits = feeder != chain
+                    && st.width == 1
+                    && st.payload.is_none()
+                    && st.keyed.is_none()
+                    && st.max_emits.is_empty()
+                    && partition.queue(feeder).is_none()
+                    && edge.kind == EdgeKind::Become
+                    && edge.to == chain
+                    && edge.recursion != RecursionStep::Increment;
+                fits.then_some(Refill { feeder, chain, site })
+            })
+        })
+}
+
+/// The refill's constants for stdlib/executor.wgsl's `dyn_run_units` (stage 0 twice when none:
+/// the code that reads them never runs then).
+fn refill_consts(program: &Program, partition: &Partition) -> String {
+    let r = refill(program, partition);
+    format!(
+        "const DYN_REFILL: bool = {};
+const DYN_REFILL_FEEDER: u32 = {}u;
+const DYN_REFILL_CHAIN: u32 = {}u;
+
+",
+        r.is_some(),
+        r.map_or(0, |r| r.feeder.index()),
+        r.map_or(0, |r| r.chain.index()),
+    )
+}
+
+/// `dyn_execute`'s case for the refill feeder: its `become` wrote the chain's variable, which
+/// the lane holds as a carry, as any other `become`.
+fn feeder_case(program: &Program, r: Refill) -> String {
+    let reset = if program.edges[r.site].recursion == RecursionStep::Reset {
+        "
+                dyn_cur_rec = 0u;"
+    } else {
+        ""
+    };
+    format!(
+        "dyn_again = false;
+            dyn_stage_{}(0u, index);
+            if (dyn_again) {{{reset}
+                dyn_hold_next_{}();
+            }}",
+        program.stages[r.feeder].name, r.chain
+    )
 }
 
 /// `dyn_execute`'s case for a stage that [`chain_loops`]: its units run one after another while
@@ -214,11 +289,15 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
         ),
         None => (String::new(), "0u", String::new()),
     };
+    let refill = refill(program, partition)
+        .filter(|r| r.chain == stage)
+        .map(|r| refill_step(program, r, &next))
+        .unwrap_or_default();
     format!(
         "{first}var at = index;
             loop {{
                 dyn_again = false;
-                dyn_stage_{}({call}, at);{fallback}
+                dyn_stage_{}({call}, at);{fallback}{refill}
                 // `|`, not `||`: four loads and no branches (3-4% of a collatz step on SwiftShader).
                 if (!dyn_again | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
                     break;
@@ -230,6 +309,44 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
                 dyn_hold_next_{stage}();
             }}",
         st.name
+    )
+}
+
+/// The refill in the chain's loop: a unit that ended without a carry is followed, in the same
+/// loop, by the window's next unit of the feeder (counted as the lane's and as a refill, which
+/// `dyn_run_units` moves to the feeder's count). The lane leaves the loop as the generic loop
+/// would (window empty, something held or staged, budget spent), and when that unit ends
+/// without its `become`: `dyn_run_units` then takes the next index.
+fn refill_step(program: &Program, r: Refill, next: &str) -> String {
+    // The chain's counter: the window's (kept by the `become`) or a new one.
+    let rec = if program.edges[r.site].recursion == RecursionStep::Reset {
+        "0u"
+    } else {
+        "dyn_win_rec"
+    };
+    format!(
+        "
+                if (!dyn_again) {{
+                    if ((dyn_win_n == 0u) | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | ((dyn_lane_ran + 1u) >= DYN_LANE_UNITS)) {{
+                        break;
+                    }}
+                    let k = atomicAdd(&dyn_wg_next, 1u);
+                    if (k >= dyn_win_n) {{
+                        dyn_win_n = 0u;
+                        break;
+                    }}
+                    dyn_cur_rec = {rec};
+                    dyn_stage_{}(0u, dyn_win_lo + k);
+                    dyn_refills += 1u;
+                    dyn_lane_ran += 1u;
+                    if (!dyn_again) {{
+                        break;
+                    }}{next}
+                    at = 0u;
+                    dyn_lane_ran += 1u;
+                    continue;
+                }}",
+        program.stages[r.feeder].name
     )
 }
 
@@ -607,7 +724,7 @@ const EXECUTE_DEFAULT: &str =
 
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
 pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) -> String {
-    let mut out = String::new();
+    let mut out = refill_consts(program, partition);
     out.push_str("fn dyn_load_params() {\n");
     for p in program.params.values() {
         let _ = writeln!(out, "    {0} = dyn_params.{0};", p.name);
@@ -674,10 +791,13 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
             .map(|(s, _)| s)
     };
     let mut chains = String::new();
+    let fed = refill(program, partition);
     for id in one_lane() {
         let case = if chain_loops(program, partition, id) {
             chains.push_str(&chain_decls(program, id));
             chain_case(program, partition, id)
+        } else if let Some(r) = fed.filter(|r| r.feeder == id) {
+            feeder_case(program, r)
         } else {
             let domain = program.stages[id].keyed.as_ref().map(|d| size_expr(program, d));
             crate::streams::execute_case(program, id, &call_stage(program, id, unit_payload), domain)

@@ -478,6 +478,16 @@ fn self_loops_with_spawns_and_without_payload() {
     check_matrix(&case, false, &no_extra);
 }
 
+/// Chains refilled from their window (docs/executor.md, "Refills"): from the entry's window and
+/// from a fan-out's, with feeders that end without their `become`, and a recursion counter kept
+/// through the refill. Walks of values up to 100,000 run past the lane's unit budget.
+#[test]
+fn refills_from_the_window() {
+    let x = support::collatz_inputs(900, 100_000, 11);
+    let case = support::refills_case("900 values below 100,000", x);
+    check_matrix(&case, false, &no_extra);
+}
+
 /// A spine of 4,000 `become`s, each leaving 100 leaves: the spine's carry is lent from the bottom
 /// of one stack to the next idle worker, thousands of frames in all with 4 or 64 workers, so
 /// the stacks' positions wrap past their 640-frame reserves (a build that counts the wraps saw

@@ -81,7 +81,7 @@ pub const EXAMPLES: [&str; 7] = [
 ];
 
 /// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
-pub const TEST_PROGRAMS: [&str; 3] = ["self_loops", "long_emits", "comb"];
+pub const TEST_PROGRAMS: [&str; 4] = ["self_loops", "long_emits", "comb", "refills"];
 
 /// `examples/<name>.dyn`, or `tests/programs/<name>.dyn` for a [`TEST_PROGRAMS`] name.
 pub fn example_path(name: &str) -> PathBuf {
@@ -254,6 +254,42 @@ pub fn self_loops_case(label: impl Into<String>, x: Vec<u32>) -> Case {
             ("steps".into(), steps),
             ("hits".into(), hits),
             ("ticks".into(), vec![3 * walks as u32]),
+        ],
+        rounds: 0,
+    }
+}
+
+/// `tests/programs/refills.dyn`: every element is fed twice (the entry's window and the one
+/// element 0's walk spawns); every third element (`i % 3 == 2`) walks never, the others twice,
+/// with collatz step counts. Two `feed` units per element, one `walk` unit per value of each walk.
+pub fn refills_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+    let walked = |i: usize| i % 3 != 2;
+    let steps: Vec<u32> = reference::collatz(&x)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| if walked(i) { s } else { 0 })
+        .collect();
+    let walks: u64 = steps
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| walked(i))
+        .map(|(_, &s)| 2 * (s as u64 + 1))
+        .sum();
+    let n = x.len() as u64;
+    Case {
+        example: "refills",
+        label: label.into(),
+        units: vec![
+            ("feed".into(), Units::Exact(2 * n)),
+            ("walk".into(), Units::Exact(walks)),
+        ],
+        inputs: vec![("x".into(), x)],
+        params: vec![],
+        expected: vec![
+            ("steps".into(), steps),
+            ("feeds".into(), vec![2; n as usize]),
+            // Element 0 walks twice; its first walk spawns.
+            ("again".into(), vec![2]),
         ],
         rounds: 0,
     }
