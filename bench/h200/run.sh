@@ -10,12 +10,14 @@
 #   bash bench/h200/run.sh vulkan TAG rows   # row_sum (a wide stage): megakernel against partitioned
 #   bash bench/h200/run.sh vulkan TAG streams  # compact, tessellate: stream outputs (default window)
 #   bash bench/h200/run.sh vulkan TAG window   # the same with a window of 65,536 elements
+# Arguments after the part go to dyngc-bench, e.g. `... vulkan TAG main --lanes 128`.
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
-usage="usage: $0 vulkan|gl TAG main|kron|rows|streams|window"
+usage="usage: $0 vulkan|gl TAG main|kron|rows|streams|window [dyngc-bench arguments]"
 backend="${1:?$usage}"
 tag="${2:?$usage}"
 part="${3:?$usage}"
+extra=("${@:4}")
 case "$backend" in
   vulkan) here=bench/h200/carry-vulkan; short=vk
           # The driver's own ICD file names libGLX_nvidia, whose vkCreateInstance is missing on
@@ -47,5 +49,5 @@ case "$part" in
     if [ "$part" = window ]; then cases+=(--stream-capacity 65536); fi ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac
-"$here/dyngc-bench" "${common[@]}" "${cases[@]}" --note "bench/h200/run.sh $backend $tag $part" \
+"$here/dyngc-bench" "${common[@]}" "${cases[@]}" "${extra[@]}" --note "bench/h200/run.sh $backend $tag $part ${extra[*]}" \
   --out "$OUT/h200-$short-$tag-$part.json" 2>&1 | tee "$OUT/h200-$short-$tag-$part.log"

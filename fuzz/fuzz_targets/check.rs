@@ -1,10 +1,10 @@
 //! The whole front end as `dyngc build` runs it (`dyngc_compiler`): parse; check when there is
-//! no syntax error; generate (under both schedules) when the check succeeds. None of it may
+//! no syntax error; generate (under both schedules, with 64 and 256 lanes) when the check succeeds. None of it may
 //! panic, hang or overflow the stack, and every span a diagnostic reports must be usable to
 //! slice the source.
 #![no_main]
 
-use dyngc_compiler::ScheduleChoice;
+use dyngc_compiler::{Options, ScheduleChoice};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
     }
     if checked.program.is_some() {
         for schedule in [ScheduleChoice::Megakernel, ScheduleChoice::Partitioned] {
-            let _ = dyngc_compiler::generate(&checked, schedule);
+            for lanes in [64, 256] {
+                let _ = dyngc_compiler::generate(&checked, Options { schedule, lanes });
+            }
         }
     }
 });

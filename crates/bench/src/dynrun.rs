@@ -23,13 +23,13 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("tessellate", include_str!("../../../examples/tessellate.dyn")),
 ];
 
-pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> Compiled {
+pub fn compile(name: &str, options: impl Into<dyngc_compiler::Options>) -> Compiled {
     let source = EXAMPLES
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, s)| *s)
         .unwrap_or_else(|| panic!("no example `{name}`"));
-    let compiled = dyngc_compiler::compile(source, name, schedule.into());
+    let compiled = dyngc_compiler::compile(source, name, options);
     let a = compiled.artifact.unwrap_or_else(|| {
         panic!(
             "{}",

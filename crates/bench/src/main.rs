@@ -74,6 +74,10 @@ pub struct RunArgs {
     /// runtime's (twice the most one unit emits per lane in flight, at least 2^20).
     #[arg(long)]
     pub stream_capacity: Option<u64>,
+    /// dyngc: lanes per worker of every example's build (`dyngc build --lanes`: 64, 128 or 256);
+    /// an example with wide stages or workgroup memory (row_sum) cannot have more than 64.
+    #[arg(long, default_value_t = dyngc_compiler::DEFAULT_LANES)]
+    pub lanes: u32,
     /// dyngc: launches per submission; default the manifest's (`executor.defaults.chain_length`).
     #[arg(long)]
     pub chain_length: Option<u32>,

@@ -34,7 +34,7 @@
 
 mod module;
 
-pub use dyngc_compiler::ScheduleChoice;
+pub use dyngc_compiler::{Options, ScheduleChoice, DEFAULT_LANES, LANE_CHOICES};
 
 use dyngc_compiler::render;
 use std::fmt;
@@ -56,6 +56,7 @@ pub enum Emit {
 pub struct Build {
     path: PathBuf,
     schedule: ScheduleChoice,
+    lanes: u32,
     emit: Vec<Emit>,
     manifest_dir: Option<PathBuf>,
     out_dir: Option<PathBuf>,
@@ -105,11 +106,13 @@ pub fn compile(path: impl Into<PathBuf>) -> Output {
 
 impl Build {
     /// `path` is relative to the package (`CARGO_MANIFEST_DIR`), or absolute. By default the
-    /// schedule is [`ScheduleChoice::Auto`] and every [`Emit`] file is written.
+    /// schedule is [`ScheduleChoice::Auto`], a worker has [`DEFAULT_LANES`] lanes and every
+    /// [`Emit`] file is written.
     pub fn new(path: impl Into<PathBuf>) -> Self {
         Build {
             path: path.into(),
             schedule: ScheduleChoice::Auto,
+            lanes: DEFAULT_LANES,
             emit: vec![Emit::Wgsl, Emit::Manifest, Emit::Module],
             manifest_dir: None,
             out_dir: None,
@@ -118,6 +121,13 @@ impl Build {
 
     pub fn schedule(&mut self, schedule: ScheduleChoice) -> &mut Self {
         self.schedule = schedule;
+        self
+    }
+
+    /// Lanes per worker (`dyngc build --lanes`): one of [`LANE_CHOICES`]; more than
+    /// [`DEFAULT_LANES`] only for a program without `@width` stages and `var<workgroup>` items.
+    pub fn lanes(&mut self, lanes: u32) -> &mut Self {
+        self.lanes = lanes;
         self
     }
 
@@ -180,7 +190,14 @@ impl Build {
         let display = self.path.display().to_string();
         let name = program_name(&path)?;
         let source = std::fs::read_to_string(&path).map_err(|e| Error::Other(format!("reading {display}: {e}")))?;
-        let compiled = dyngc_compiler::compile(&source, &name, self.schedule);
+        let compiled = dyngc_compiler::compile(
+            &source,
+            &name,
+            Options {
+                schedule: self.schedule,
+                lanes: self.lanes,
+            },
+        );
         let lines = |errors: bool| -> Vec<String> {
             compiled
                 .diagnostics

@@ -3,8 +3,13 @@
 
 use dyngc_ir::{EdgeKind, IdVec, Program, Stage, StageId};
 
-/// Threads per workgroup of the megakernel.
-pub const WORKGROUP_SIZE: u32 = 64;
+/// Lanes of a worker (the megakernel's workgroup size) unless the build asks for more
+/// (`dyngc build --lanes`): what `@width` stages and `var<workgroup>` items are written against.
+pub const DEFAULT_LANES: u32 = 64;
+/// The worker sizes a build may ask for: up to WebGPU's default
+/// `maxComputeInvocationsPerWorkgroup`. More lanes share one batch's round trips to memory
+/// (docs/performance.md, session 17); the minimum arena grows with them.
+pub const LANE_CHOICES: [u32; 3] = [64, 128, 256];
 /// Workgroup memory WebGPU guarantees (`maxComputeWorkgroupStorageSize`), in bytes.
 pub const WORKGROUP_MEMORY: u32 = 16 * 1024;
 /// Workgroup memory the staging area may use, in bytes (the rest is the scheduler's).
@@ -37,11 +42,12 @@ pub const LANE_UNITS: u32 = 1024;
 /// Indices of a range one batch offers its lanes (times `DYN_BATCH`): lanes that stage nothing
 /// take the next one when their unit is done; what is left stays in the frame.
 pub const RANGE_WINDOW: u32 = 16;
-/// A range of a stage whose body `become`s is split while wider than this many indices (other
-/// ranges: while wider than two windows, `2 * RANGE_WINDOW * DYN_BATCH`): each of its indices
-/// may stand for a long chain of carries (collatz), so fine pieces spread the work better, while
-/// a range of cheap units pays for every piece with a trip through the ring.
-pub const CHAIN_SPLIT_WIDTH: u32 = 2 * WORKGROUP_SIZE;
+/// A range of a stage whose body `become`s is split while wider than this many indices per lane
+/// of a worker, `DYN_CHAIN_SPLIT_WIDTH` (other ranges: while wider than two windows,
+/// `2 * RANGE_WINDOW * DYN_BATCH`): each of its indices may stand for a long chain of carries
+/// (collatz), so fine pieces spread the work better, while a range of cheap units pays for every
+/// piece with a trip through the ring.
+pub const CHAIN_SPLIT_PER_LANE: u32 = 2;
 /// Frames per worker the ring should hold for idle workers: a batch lends its children (and a
 /// range its upper half) only while the ring holds fewer than `workers * LEND_FRAMES`; the rest
 /// stay on the spawner's stack, depth-first.
@@ -209,9 +215,11 @@ pub fn control(name: &str) -> u32 {
 
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// Lanes of a worker: one of [`LANE_CHOICES`].
+    pub lanes: u32,
     pub batch: u32,
     /// Units of each stage in one batch: `batch` for a one-lane stage; for a `@width(N)` stage,
-    /// groups of N lanes (at most `WORKGROUP_SIZE / N`).
+    /// groups of N lanes (at most `lanes / N`).
     pub units: IdVec<StageId, u32>,
     pub frame_words: u32,
     pub carry_cap: u32,
@@ -237,8 +245,8 @@ pub struct Layout {
 impl Layout {
     /// `None` when even a batch of one unit does not fit in `budget` bytes of staging area
     /// ([`STAGING_BUDGET`] unless the program's own workgroup memory leaves less). `queues`:
-    /// the partitioned schedule's dispatched stages.
-    pub fn new(program: &Program, budget: u32, queues: u32) -> Option<Layout> {
+    /// the partitioned schedule's dispatched stages; `lanes`: the worker's.
+    pub fn new(program: &Program, budget: u32, queues: u32, lanes: u32) -> Option<Layout> {
         let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
         let keyed_sites = |s: &Stage| {
             s.sites
@@ -246,7 +254,7 @@ impl Layout {
                 .filter(|&&k| program.edges[k].kind == EdgeKind::Keyed)
                 .count() as u32
         };
-        let units = |s: &Stage, batch: u32| batch.min(WORKGROUP_SIZE / s.width.max(1));
+        let units = |s: &Stage, batch: u32| batch.min(lanes / s.width.max(1));
         // Every lane of a wide unit may spawn, so a stage stages up to units x width x spawns
         // frames per batch; the caps are the maxima over stages. Only one-lane stages `become`.
         let caps = |batch: u32| {
@@ -272,7 +280,7 @@ impl Layout {
             let (carry, child, keyed) = caps(batch);
             (carry + child + keyed + 2) * frame_words
         };
-        let batch = (1..=WORKGROUP_SIZE).rev().find(|&b| staging(b) * 4 <= budget)?;
+        let batch = (1..=lanes).rev().find(|&b| staging(b) * 4 <= budget)?;
         let (carry_cap, child_cap, keyed_cap) = caps(batch);
         // Serial-fallback bound (docs/executor.md): the claimed generation plus one generation
         // per level of spawn depth, each at most the frames one batch pushes, plus slack.
@@ -300,6 +308,7 @@ impl Layout {
             queue_end + u32::from(queues > 0)
         };
         Some(Layout {
+            lanes,
             batch,
             units: program.stages.map(|_, s| units(s, batch)),
             frame_words,
@@ -339,7 +348,7 @@ impl Layout {
     pub fn wgsl_constants(&self, stages: usize) -> String {
         let mut out = String::new();
         let mut c = |name: &str, v: u32| out.push_str(&format!("const DYN_{name}: u32 = {v}u;\n"));
-        c("WG", WORKGROUP_SIZE);
+        c("WG", self.lanes);
         c("BATCH", self.batch);
         c("FRAME_WORDS", self.frame_words);
         c("FRAME_HEADER", FRAME_HEADER_WORDS);
@@ -356,7 +365,7 @@ impl Layout {
         c("CAS_ATTEMPTS", CAS_ATTEMPTS);
         c("LANE_UNITS", LANE_UNITS);
         c("RANGE_WINDOW", RANGE_WINDOW);
-        c("CHAIN_SPLIT_WIDTH", CHAIN_SPLIT_WIDTH);
+        c("CHAIN_SPLIT_WIDTH", CHAIN_SPLIT_PER_LANE * self.lanes);
         c("LEND_FRAMES", LEND_FRAMES);
         c("SHARD_WORKERS", SHARD_WORKERS);
         c("MAX_SHARDS", MAX_SHARDS);

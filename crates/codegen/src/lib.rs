@@ -12,7 +12,7 @@ mod layout;
 mod schedule;
 mod streams;
 
-pub use layout::{LANE_UNITS, WORKGROUP_SIZE};
+pub use layout::{DEFAULT_LANES, LANE_CHOICES, LANE_UNITS};
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
 // Quoted by docs/executor.md's prose, which tests/examples.rs checks against them.
@@ -55,11 +55,32 @@ pub enum Emit {
     Glsl,
 }
 
-/// Generates the kernels for `program` under `schedule`. Errors (work items too large for
-/// workgroup memory, an internal naga rejection) come back as diagnostics. Only the checker
-/// makes an [`Executable`], so the program's invariants (`dyngc_ir`'s crate docs) hold here.
-pub fn generate(executable: &Executable, schedule: Schedule) -> Result<Artifact, Vec<Diagnostic>> {
+/// How a program is generated: its schedule, and the lanes of a worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub schedule: Schedule,
+    /// One of [`LANE_CHOICES`]; more than [`DEFAULT_LANES`] only for a program without `@width`
+    /// stages and `var<workgroup>` items, which are written against 64 lanes (DYN0504).
+    pub lanes: u32,
+}
+
+impl From<Schedule> for Options {
+    fn from(schedule: Schedule) -> Self {
+        Options {
+            schedule,
+            lanes: DEFAULT_LANES,
+        }
+    }
+}
+
+/// Generates the kernels for `program` under `options`. Errors (work items too large for
+/// workgroup memory, lanes the program cannot have, an internal naga rejection) come back as
+/// diagnostics. Only the checker makes an [`Executable`], so the program's invariants
+/// (`dyngc_ir`'s crate docs) hold here.
+pub fn generate(executable: &Executable, options: Options) -> Result<Artifact, Vec<Diagnostic>> {
     let program: &Program = executable;
+    let Options { schedule, lanes } = options;
+    check_lanes(program, lanes)?;
     let partition = schedule::partition(program, schedule);
     let queues = partition.dispatches.len() as u32;
     let bindings = ExecutorBindings::new(program);
@@ -69,7 +90,7 @@ pub fn generate(executable: &Executable, schedule: Schedule) -> Result<Artifact,
             .map(|module| (module, text.clone()))
             .map_err(|e| internal(program, e.emit_to_string(&text)))
     };
-    let Some(mut layout) = Layout::new(program, layout::STAGING_BUDGET, queues) else {
+    let Some(mut layout) = Layout::new(program, layout::STAGING_BUDGET, queues, lanes) else {
         return Err(vec![too_large(program)]);
     };
     let (mut module, mut text) = parse(&layout)?;
@@ -78,7 +99,7 @@ pub fn generate(executable: &Executable, schedule: Schedule) -> Result<Artifact,
         // The program's own `var<workgroup>` items: give the staging area what they leave.
         let shrunk = layout::WORKGROUP_MEMORY
             .checked_sub(memory.total - memory.staging)
-            .and_then(|budget| Layout::new(program, budget, queues));
+            .and_then(|budget| Layout::new(program, budget, queues, lanes));
         let Some(shrunk) = shrunk else {
             return Err(vec![workgroup_memory(program, &memory)]);
         };
@@ -424,6 +445,47 @@ fn emit_glsl(artifact: &Artifact, entry_point: &str) -> Result<Vec<u8>, String> 
     Ok(text.into_bytes())
 }
 
+/// DYN0504 when `lanes` is not a worker size the executor has, or when the program has code
+/// written against the default 64 lanes (`@width` stages see `dyn_group()` in `0..64 / N`, and
+/// `var<workgroup>` arrays are sized for them).
+fn check_lanes(program: &Program, lanes: u32) -> Result<(), Vec<Diagnostic>> {
+    let choices = || LANE_CHOICES.map(|n| n.to_string()).join(", ");
+    if !LANE_CHOICES.contains(&lanes) {
+        return Err(vec![Diagnostic::error(
+            codes::DYN0504,
+            format!("a worker cannot have {lanes} lanes"),
+            program.entry.span.clone(),
+            "in this program",
+        )
+        .with_hint(format!("choose one of {}", choices()))]);
+    }
+    if lanes == DEFAULT_LANES {
+        return Ok(());
+    }
+    let wide = program
+        .stages
+        .values()
+        .find(|s| s.width > 1)
+        .map(|s| (s.span.clone(), format!("`{}` is a `@width({})` stage", s.name, s.width)));
+    let shared = program
+        .workgroup_vars
+        .first()
+        .map(|(name, span)| (span.clone(), format!("`{name}` is workgroup memory")));
+    match wide.or(shared) {
+        None => Ok(()),
+        Some((span, label)) => Err(vec![Diagnostic::error(
+            codes::DYN0504,
+            format!("{lanes} lanes per worker need a program without wide stages and workgroup memory"),
+            span,
+            label,
+        )
+        .with_note(format!(
+            "wide stages and `var<workgroup>` items are written against a worker of {DEFAULT_LANES} lanes"
+        ))
+        .with_hint(format!("build without `--lanes`, or with `--lanes {DEFAULT_LANES}`"))]),
+    }
+}
+
 /// DYN0501, pointing at the stage with the largest payload.
 fn too_large(program: &Program) -> Diagnostic {
     let words = |s: &dyngc_ir::Stage| s.payload.as_ref().map_or(0, |(_, t)| t.words(&program.structs));
@@ -722,7 +784,7 @@ fn manifest(
         schema: art::SCHEMA.to_string(),
         name: program.name.clone(),
         wgsl: format!("{}.wgsl", program.name),
-        workgroup_size: layout::WORKGROUP_SIZE,
+        workgroup_size: layout.lanes,
         entry_points: art::EntryPoints {
             init: "dyn_init".into(),
             main: "dyn_main".into(),

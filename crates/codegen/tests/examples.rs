@@ -11,7 +11,7 @@ fn check(path: &Path) -> dyngc_compiler::Checked {
 
 /// The front ends' pipeline (`dyngc_compiler`), under a fixed schedule.
 fn build(path: &Path, checked: &dyngc_compiler::Checked, schedule: Schedule) -> dyngc_codegen::Artifact {
-    let compiled = dyngc_compiler::generate(checked, schedule.into());
+    let compiled = dyngc_compiler::generate(checked, schedule);
     compiled
         .artifact
         .unwrap_or_else(|| panic!("{path:?}: {:#?}", compiled.diagnostics))
@@ -141,9 +141,9 @@ fn executor_doc_quotes_the_code_constants() {
     use dyngc_codegen as cg;
     assert_eq!(cg::WORKGROUP_MEMORY % 1024, 0, "the text gives workgroup memory in KiB");
     let quoted = [
-        format!("`DYN_WG` ({})", cg::WORKGROUP_SIZE),
+        format!("`DYN_WG` ({} unless", cg::DEFAULT_LANES),
         // The batch shrinks from one unit per lane to fit the staging area.
-        format!("`DYN_BATCH` (at most {})", cg::WORKGROUP_SIZE),
+        "`DYN_BATCH` (at most `DYN_WG`)".to_string(),
         format!("first cache line ({} words)", cg::LINE_WORDS),
         // The control block is mostly the shards' lines.
         format!("about {} KiB with them", cg::MAX_SHARDS * cg::LINE_WORDS * 4 / 1024),

@@ -18,7 +18,7 @@
 
 pub mod render;
 
-pub use dyngc_codegen::{Artifact, Schedule};
+pub use dyngc_codegen::{Artifact, Schedule, DEFAULT_LANES, LANE_CHOICES};
 pub use dyngc_ir::{Checked, Executable, Program};
 pub use dyngc_syntax::Diagnostic;
 
@@ -53,6 +53,36 @@ impl From<Schedule> for ScheduleChoice {
             Schedule::Megakernel => ScheduleChoice::Megakernel,
             Schedule::Partitioned => ScheduleChoice::Partitioned,
         }
+    }
+}
+
+/// How [`compile`] generates: the schedule, and the lanes of a worker (`dyngc build --lanes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub schedule: ScheduleChoice,
+    /// One of [`LANE_CHOICES`] ([`DEFAULT_LANES`] unless asked); more only for a program
+    /// without `@width` stages and `var<workgroup>` items (DYN0504).
+    pub lanes: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        ScheduleChoice::default().into()
+    }
+}
+
+impl From<ScheduleChoice> for Options {
+    fn from(schedule: ScheduleChoice) -> Self {
+        Options {
+            schedule,
+            lanes: DEFAULT_LANES,
+        }
+    }
+}
+
+impl From<Schedule> for Options {
+    fn from(schedule: Schedule) -> Self {
+        ScheduleChoice::from(schedule).into()
     }
 }
 
@@ -91,14 +121,19 @@ pub fn check(source: &str, name: &str) -> Checked {
     Checked { program, diagnostics }
 }
 
-/// Generates a checked program under `schedule`: the check's diagnostics, then the generator's
+/// Generates a checked program under `options`: the check's diagnostics, then the generator's
 /// (its errors, or the artifact's warnings).
-pub fn generate(checked: &Checked, schedule: ScheduleChoice) -> Compiled {
+pub fn generate(checked: &Checked, options: impl Into<Options>) -> Compiled {
+    let Options { schedule, lanes } = options.into();
     let mut diagnostics = checked.diagnostics.clone();
-    let artifact = checked
-        .program
-        .as_ref()
-        .and_then(|p| match dyngc_codegen::generate(p, schedule.resolve(p)) {
+    let artifact = checked.program.as_ref().and_then(|p| {
+        match dyngc_codegen::generate(
+            p,
+            dyngc_codegen::Options {
+                schedule: schedule.resolve(p),
+                lanes,
+            },
+        ) {
             Ok(a) => {
                 diagnostics.extend(a.warnings.iter().cloned());
                 Some(a)
@@ -107,13 +142,14 @@ pub fn generate(checked: &Checked, schedule: ScheduleChoice) -> Compiled {
                 diagnostics.extend(ds);
                 None
             }
-        });
+        }
+    });
     Compiled { artifact, diagnostics }
 }
 
 /// The whole pipeline: [`check`], then [`generate`].
-pub fn compile(source: &str, name: &str, schedule: ScheduleChoice) -> Compiled {
-    generate(&check(source, name), schedule)
+pub fn compile(source: &str, name: &str, options: impl Into<Options>) -> Compiled {
+    generate(&check(source, name), options)
 }
 
 #[cfg(test)]
@@ -163,6 +199,6 @@ mod tests {
         };
         assert_eq!(schedule(ScheduleChoice::Auto), Some(Schedule::Partitioned));
         assert_eq!(schedule(ScheduleChoice::Megakernel), Some(Schedule::Megakernel));
-        assert_eq!(schedule(Schedule::Partitioned.into()), Some(Schedule::Partitioned));
+        assert_eq!(schedule(ScheduleChoice::Partitioned), Some(Schedule::Partitioned));
     }
 }

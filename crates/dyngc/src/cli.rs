@@ -1,7 +1,7 @@
 //! Command-line syntax (clap derive).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use dyngc_compiler::ScheduleChoice;
+use dyngc_compiler::{Options, ScheduleChoice, DEFAULT_LANES, LANE_CHOICES};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -146,6 +146,11 @@ pub struct BuildArgs {
     /// How stages map to kernels.
     #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
     pub schedule: ScheduleChoice,
+    /// Lanes per worker (the megakernel's workgroup size): 64, 128 or 256. More lanes share each
+    /// batch's trips to memory, faster on a large GPU; the minimum arena grows with them. Only
+    /// for a program without `@width` stages and `var<workgroup>` items (DYN0504).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LANES, value_parser = parse_lanes)]
+    pub lanes: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -197,4 +202,38 @@ pub struct RunArgs {
     /// How stages map to kernels.
     #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
     pub schedule: ScheduleChoice,
+    /// Lanes per worker (the megakernel's workgroup size): 64, 128 or 256. More lanes share each
+    /// batch's trips to memory, faster on a large GPU; the minimum arena grows with them. Only
+    /// for a program without `@width` stages and `var<workgroup>` items (DYN0504).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LANES, value_parser = parse_lanes)]
+    pub lanes: u32,
+}
+
+/// `--lanes`: one of [`LANE_CHOICES`].
+fn parse_lanes(text: &str) -> Result<u32, String> {
+    let choices = LANE_CHOICES.map(|n| n.to_string()).join(", ");
+    text.parse()
+        .ok()
+        .filter(|n| LANE_CHOICES.contains(n))
+        .ok_or_else(|| format!("expected one of {choices}"))
+}
+
+impl BuildArgs {
+    /// How the program is generated.
+    pub fn options(&self) -> Options {
+        Options {
+            schedule: self.schedule,
+            lanes: self.lanes,
+        }
+    }
+}
+
+impl RunArgs {
+    /// How the program is generated.
+    pub fn options(&self) -> Options {
+        Options {
+            schedule: self.schedule,
+            lanes: self.lanes,
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use crate::diag::Ctx;
 use crate::Failure;
-use dyngc_compiler::{Artifact, Checked, Executable, ScheduleChoice};
+use dyngc_compiler::{Artifact, Checked, Executable, Options};
 use std::path::Path;
 
 /// A `.dyn` file read into memory.
@@ -57,8 +57,8 @@ impl Source {
 
     /// Compiles (`dyngc_compiler::compile`) and reports; the artifact, or a failure after the
     /// diagnostics were printed.
-    pub fn build(&self, ctx: &Ctx, verb: &str, schedule: ScheduleChoice) -> Result<Artifact, Failure> {
-        let compiled = dyngc_compiler::compile(&self.text, &self.name, schedule);
+    pub fn build(&self, ctx: &Ctx, verb: &str, options: Options) -> Result<Artifact, Failure> {
+        let compiled = dyngc_compiler::compile(&self.text, &self.name, options);
         ctx.report(&self.display, &self.text, &compiled.diagnostics, verb);
         compiled.artifact.ok_or_else(Failure::reported)
     }

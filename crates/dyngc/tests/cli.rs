@@ -801,12 +801,22 @@ fn run_at_min_arena(name: &str, input: &str, out_dir: &Path, extra: &[&str]) -> 
 
 #[test]
 fn run_collatz_end_to_end() {
-    let d = tmp("run_collatz");
+    collatz_end_to_end("run_collatz", &[]);
+}
+
+/// The same with 128 lanes per worker: one worker at the minimum arena, which is larger.
+#[test]
+fn run_collatz_with_more_lanes() {
+    collatz_end_to_end("run_collatz_lanes", &["--lanes", "128"]);
+}
+
+fn collatz_end_to_end(test: &str, extra: &[&str]) {
+    let d = tmp(test);
     let x = d.join("x.npy");
     let values: Vec<u32> = (1..=300).collect();
     npy(&x, "<u4", &[values.len()], &u32s(&values));
     let out_dir = d.join("out");
-    let Some(out) = run_at_min_arena("collatz", &format!("x={}", x.display()), &out_dir, &[]) else {
+    let Some(out) = run_at_min_arena("collatz", &format!("x={}", x.display()), &out_dir, extra) else {
         return;
     };
     assert_exit(&out, 0);
@@ -837,6 +847,55 @@ fn run_collatz_end_to_end() {
         .sum();
     // One `start` per element, and one `step` per value on each walk (the final 1 included).
     assert_eq!(units, 300 + expected.iter().map(|&n| n as u64 + 1).sum::<u64>());
+}
+
+/// `--lanes`: the manifest says the worker's size, the WGSL has it, the minimum arena grows with
+/// it, the output is deterministic; a program with wide stages is refused with DYN0504, and a
+/// size the executor does not have is a usage error.
+#[test]
+fn lanes_per_worker() {
+    let d = tmp("lanes");
+    let manifest = |dir: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.join("tree.manifest.json")).unwrap()).unwrap()
+    };
+    let (default, wide, again) = (d.join("64"), d.join("128"), d.join("128-again"));
+    assert_exit(&build_example("tree", &default, &[]), 0);
+    for dir in [&wide, &again] {
+        assert_exit(&build_example("tree", dir, &["--lanes", "128"]), 0);
+    }
+    let (m64, m128) = (manifest(&default), manifest(&wide));
+    assert_eq!(
+        (m64["workgroup_size"].as_u64(), m128["workgroup_size"].as_u64()),
+        (Some(64), Some(128))
+    );
+    let min_bytes = |m: &serde_json::Value| m["executor"]["arena"]["min_bytes"].as_u64().unwrap();
+    assert!(
+        min_bytes(&m128) > min_bytes(&m64),
+        "{} <= {}",
+        min_bytes(&m128),
+        min_bytes(&m64)
+    );
+    let wgsl = |dir: &Path| std::fs::read_to_string(dir.join("tree.wgsl")).unwrap();
+    assert!(wgsl(&wide).contains("const DYN_WG: u32 = 128u;"), "{}", wgsl(&wide));
+    assert_eq!(wgsl(&wide), wgsl(&again));
+    assert_eq!(
+        std::fs::read(wide.join("tree.manifest.json")).unwrap(),
+        std::fs::read(again.join("tree.manifest.json")).unwrap()
+    );
+
+    let out = build_example("row_sum", &d.join("rows"), &["--lanes", "256"]);
+    assert_exit_says(
+        &out,
+        1,
+        "error[DYN0504]: 256 lanes per worker need a program without wide stages and workgroup memory",
+    );
+    assert!(
+        text(&out.stderr).contains("is a `@width(32)` stage"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = build_example("tree", &d.join("odd"), &["--lanes", "96"]);
+    assert_exit_says(&out, 2, "expected one of 64, 128, 256");
 }
 
 /// `--schedule partitioned` on triangle: both stages become dispatches (the manifest lists them),

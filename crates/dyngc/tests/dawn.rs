@@ -318,6 +318,25 @@ fn tree_under_dawn() {
     check_example(case);
 }
 
+/// `dyngc build --lanes`: larger workers run under Dawn as they do under wgpu (tree at 128 lanes,
+/// collatz at 256, WebGPU's default most invocations per workgroup).
+#[test]
+fn more_lanes_under_dawn() {
+    let seed = support::tree_seed(12, 3, 1_000, 5_000);
+    let tree = support::tree_case(format!("seed {seed}, depth 12, 3 children"), seed, 12, 3);
+    let collatz = support::collatz_case("1..=2000", (1..=2000).collect());
+    for (case, lanes) in [(tree, 128), (collatz, 256)] {
+        let options = dyngc_compiler::Options {
+            schedule: Schedule::Megakernel.into(),
+            lanes,
+        };
+        let artifact = support::compile(case.example, options);
+        assert_eq!(artifact.manifest.workgroup_size, lanes);
+        run_and_compare(&artifact, &case, TINY);
+        run_and_compare(&artifact, &case, LARGE);
+    }
+}
+
 #[test]
 fn bfs_under_dawn() {
     let g = Csr::random(2000, 5000, 11);

@@ -34,20 +34,35 @@ static GPU: LazyLock<Gpu> = LazyLock::new(|| {
 
 const SCHEDULES: [Schedule; 2] = [Schedule::Megakernel, Schedule::Partitioned];
 
-/// Each example compiled under each schedule and turned into pipelines once, on first use.
-const PROGRAMS: usize = support::EXAMPLES.len() + support::TEST_PROGRAMS.len();
-static EXECUTORS: [[OnceLock<Executor>; SCHEDULES.len()]; PROGRAMS] =
-    [const { [const { OnceLock::new() }; SCHEDULES.len()] }; PROGRAMS];
+const LANES: [u32; 3] = dyngc_codegen::LANE_CHOICES;
+const DEFAULT_LANES: u32 = dyngc_codegen::DEFAULT_LANES;
 
-fn executor(example: &str, schedule: Schedule) -> &'static Executor {
+/// Each example compiled under each schedule and worker size and turned into pipelines once,
+/// on first use.
+const PROGRAMS: usize = support::EXAMPLES.len() + support::TEST_PROGRAMS.len();
+static EXECUTORS: [[[OnceLock<Executor>; LANES.len()]; SCHEDULES.len()]; PROGRAMS] =
+    [const { [const { [const { OnceLock::new() }; LANES.len()] }; SCHEDULES.len()] }; PROGRAMS];
+
+fn executor(example: &str, schedule: Schedule, lanes: u32) -> &'static Executor {
     let i = support::EXAMPLES
         .iter()
         .chain(&support::TEST_PROGRAMS)
         .position(|&e| e == example)
         .expect("a shipped example or a test program");
     let j = SCHEDULES.iter().position(|&s| s == schedule).expect("a schedule");
-    EXECUTORS[i][j].get_or_init(|| {
-        let artifact = support::compile(example, schedule);
+    let k = LANES.iter().position(|&l| l == lanes).expect("a worker size");
+    EXECUTORS[i][j][k].get_or_init(|| {
+        let artifact = support::compile(
+            example,
+            dyngc_compiler::Options {
+                schedule: schedule.into(),
+                lanes,
+            },
+        );
+        assert_eq!(
+            artifact.manifest.workgroup_size, lanes,
+            "{example}: the build ignored its lanes"
+        );
         Executor::new(&GPU.device, &artifact.manifest, &artifact.wgsl).unwrap_or_else(|e| panic!("{example}: {e}"))
     })
 }
@@ -57,7 +72,14 @@ fn executor(example: &str, schedule: Schedule) -> &'static Executor {
 fn schedules(example: &str) -> Vec<Schedule> {
     SCHEDULES
         .into_iter()
-        .filter(|&s| s == Schedule::Megakernel || !executor(example, s).manifest().entry_points.dispatches.is_empty())
+        .filter(|&s| {
+            s == Schedule::Megakernel
+                || !executor(example, s, DEFAULT_LANES)
+                    .manifest()
+                    .entry_points
+                    .dispatches
+                    .is_empty()
+        })
         .collect()
 }
 
@@ -80,6 +102,8 @@ enum Arena {
 #[derive(Clone, Copy, Debug)]
 struct Combo {
     schedule: Schedule,
+    /// Lanes per worker the example is built with (`dyngc build --lanes`).
+    lanes: u32,
     arena: Arena,
     arena_bytes: u64,
     workers: u32,
@@ -95,8 +119,13 @@ impl fmt::Display for Combo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}{}",
+            "{:?}{}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}{}",
             self.schedule,
+            if self.lanes == DEFAULT_LANES {
+                String::new()
+            } else {
+                format!(", {} lanes", self.lanes)
+            },
             self.arena,
             self.arena_bytes,
             self.workers,
@@ -112,15 +141,20 @@ impl fmt::Display for Combo {
 
 /// Every schedule × arena × workers × fuel combination for `example`.
 fn combos(example: &str) -> Vec<Combo> {
+    combos_with_lanes(example, DEFAULT_LANES)
+}
+
+fn combos_with_lanes(example: &str, lanes: u32) -> Vec<Combo> {
     let mut out = Vec::new();
     for schedule in schedules(example) {
-        let ex = &executor(example, schedule).manifest().executor;
+        let ex = &executor(example, schedule, lanes).manifest().executor;
         let min = ex.arena.min_bytes;
         for (arena, arena_bytes) in [(Arena::Min, min), (Arena::Quad, 4 * min), (Arena::Large, LARGE_ARENA)] {
             for workers in [1, 4, 64] {
                 for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
                     out.push(Combo {
                         schedule,
+                        lanes,
                         arena,
                         arena_bytes,
                         workers,
@@ -173,7 +207,7 @@ fn failed(plan: Option<Plan>, error: Error) -> Box<Failed> {
 
 /// Prepares and executes one run.
 fn run(case: &Case, combo: &Combo) -> Result<Outcome, Box<Failed>> {
-    let exec = executor(case.example, combo.schedule);
+    let exec = executor(case.example, combo.schedule, combo.lanes);
     let inputs = case.input_bytes();
     let setup = setup_for(case, &inputs, combo);
     let mut run = exec.prepare(&GPU.queue, &setup).map_err(|e| failed(None, e))?;
@@ -229,7 +263,7 @@ fn check_combos(case: &Case, combos: &[Combo], expect_min_arena_fallback: bool, 
                 ));
             }
             Ok(outcome) => {
-                let exec = executor(case.example, combo.schedule);
+                let exec = executor(case.example, combo.schedule, combo.lanes);
                 let mut problems = check_outcome(exec, case, &combo, &outcome);
                 if expect_min_arena_fallback
                     && combo.arena == Arena::Min
@@ -451,7 +485,7 @@ fn collatz_random() {
     // times their unit budget: fewer units than these walks take, so its launches end with
     // carries or indices still on its stack. (More workers may each finish their piece of the
     // entry range in one batch.)
-    let one_batch = u64::from(dyngc_codegen::WORKGROUP_SIZE * dyngc_codegen::LANE_UNITS);
+    let one_batch = u64::from(DEFAULT_LANES * dyngc_codegen::LANE_UNITS);
     assert!(walks > one_batch, "{walks} units fit in one batch of {one_batch}");
     let case = support::collatz_case("1000 values below 10,000", x);
     check_matrix(&case, false, &|combo, o| {
@@ -501,6 +535,26 @@ fn comb_lends_the_oldest_frames() {
         .filter(|c| c.schedule == Schedule::Megakernel)
         .collect();
     check_combos(&case, &megakernel, false, &no_extra);
+}
+
+/// More lanes per worker (`dyngc build --lanes`), over the same matrix of arenas, workers and
+/// fuel: every size that follows from the lanes (the batch, the staging caps, the stack
+/// reserve, the chain split) must still give exact outputs and unit counts. Chains with refills,
+/// a tree of fan-outs and a keyed worklist at 128 lanes; chains and the tree at 256.
+#[test]
+fn more_lanes_per_worker() {
+    let collatz = support::collatz_case("1000 values below 10,000", support::collatz_inputs(1000, 10_000, 12));
+    let refills = support::refills_case("900 values below 100,000", support::collatz_inputs(900, 100_000, 13));
+    let tree = support::tree_case("depth 12, 3 children", support::tree_seed(12, 3, 1_000, 5_000), 12, 3);
+    let bfs = support::bfs_case("random, 1500 vertices", &Csr::random(1500, 6000, 14), 0);
+    for (lanes, cases) in [
+        (128, vec![&collatz, &refills, &tree, &bfs]),
+        (256, vec![&collatz, &tree]),
+    ] {
+        for case in cases {
+            check_combos(case, &combos_with_lanes(case.example, lanes), false, &no_extra);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -716,12 +770,13 @@ fn exactly_once_on_engine_chosen_layouts() {
     for case in &cases {
         let mut combos = Vec::new();
         for schedule in schedules(case.example) {
-            let ex = &executor(case.example, schedule).manifest().executor;
+            let ex = &executor(case.example, schedule, DEFAULT_LANES).manifest().executor;
             for ring in [ex.arena.min_ring_slots, 2 * ex.arena.min_ring_slots] {
                 for workers in [2, 8, 64] {
                     for (fuel, tiny_fuel) in [(TINY_FUEL, true), (ex.defaults.fuel, false)] {
                         combos.push(Combo {
                             schedule,
+                            lanes: DEFAULT_LANES,
                             arena: Arena::Large,
                             arena_bytes: LARGE_ARENA,
                             workers,
@@ -742,7 +797,7 @@ fn exactly_once_on_engine_chosen_layouts() {
 #[test]
 fn arenas_are_what_the_matrix_assumes() {
     for (example, schedule) in support::EXAMPLES.iter().flat_map(|&e| SCHEDULES.map(|s| (e, s))) {
-        let m = executor(example, schedule).manifest();
+        let m = executor(example, schedule, DEFAULT_LANES).manifest();
         let min = m.executor.arena.min_bytes;
         assert_eq!(m.max_workers(min), 1, "{example}: the minimum arena holds one worker");
         assert!(

@@ -227,7 +227,7 @@ fn long_emits_unbuffered() {
 #[test]
 fn emitting_past_the_declared_maximum_is_a_kernel_error() {
     let source = "output out: stream<u32>;\n\n@max_emit(out, 2)\nstage s(@index i: u32) {\n    var k = 0u;\n    while (k < i) {\n        emit out(k);\n        k += 1u;\n    }\n}\n\nentry s(4);\n";
-    let artifact = dyngc_compiler::compile(source, "over", Schedule::Partitioned.into())
+    let artifact = dyngc_compiler::compile(source, "over", Schedule::Partitioned)
         .artifact
         .expect("the program compiles: the bound is only known at run time");
     let exec = executor_for(&artifact);

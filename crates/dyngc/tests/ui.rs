@@ -16,7 +16,8 @@
 //! - every other folder (`syntax/`, `names/`, ...): `dyngc check` must exit 1 with the golden
 //!   stderr. A missing golden file is a failure.
 //!
-//! Every program must start with a `//` comment saying what it tests.
+//! Every program must start with a `//` comment saying what it tests. A `codegen/` or `limits/`
+//! program may add `dyngc build` arguments on a line of their own, `// build-args: --lanes 128`.
 //!
 //! `DYNGC_BLESS=1 cargo test -p dyngc --test ui` (re)writes the golden files from the actual
 //! output instead of comparing (and removes stale ones), but never blesses a wrong exit status
@@ -157,7 +158,15 @@ fn check(path: &str) -> Output {
 fn build(path: &str) -> Output {
     let dir = scratch_dir(path);
     let dir_arg = dir.display().to_string();
-    let out = dyngc(&["build", path, "-o", &dir_arg], Some(&dir));
+    let source =
+        std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("cannot read `{path}`: {e}"));
+    let extra = source
+        .lines()
+        .find_map(|l| l.strip_prefix("// build-args:"))
+        .unwrap_or_default();
+    let mut args = vec!["build", path, "-o", &dir_arg];
+    args.extend(extra.split_whitespace());
+    let out = dyngc(&args, Some(&dir));
     let _ = std::fs::remove_dir_all(&dir);
     out
 }

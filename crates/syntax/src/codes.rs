@@ -51,6 +51,7 @@ pub const DYN0500: &str = "DYN0500";
 pub const DYN0501: &str = "DYN0501";
 pub const DYN0502: &str = "DYN0502";
 pub const DYN0503: &str = "DYN0503";
+pub const DYN0504: &str = "DYN0504";
 
 pub const ALL: &[CodeInfo] = &[
     CodeInfo {
@@ -262,6 +263,11 @@ pub const ALL: &[CodeInfo] = &[
         code: DYN0503,
         title: "needs more than WebGPU's default limits",
         explanation: include_str!("../codes/DYN0503.md"),
+    },
+    CodeInfo {
+        code: DYN0504,
+        title: "lanes per worker the program cannot have",
+        explanation: include_str!("../codes/DYN0504.md"),
     },
 ];
 

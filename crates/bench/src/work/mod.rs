@@ -441,7 +441,11 @@ impl Ctx<'_> {
             if !self.wants(method) {
                 continue;
             }
-            let mut c = dynrun::compile(example, schedule);
+            let options = dyngc_compiler::Options {
+                schedule: schedule.into(),
+                lanes: self.args.lanes,
+            };
+            let mut c = dynrun::compile(example, options);
             // A hand-edited shader is a megakernel's: the partitioned build's manifest differs.
             if let Some((_, wgsl)) = self.args.wgsl.iter().find(|(e, _)| e == example) {
                 if schedule == Schedule::Megakernel {

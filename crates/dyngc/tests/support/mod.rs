@@ -94,10 +94,10 @@ pub fn example_path(name: &str) -> PathBuf {
 }
 
 /// Compiles `examples/<name>.dyn`; panics with the diagnostics on failure.
-pub fn compile(name: &str, schedule: dyngc_codegen::Schedule) -> dyngc_codegen::Artifact {
+pub fn compile(name: &str, options: impl Into<dyngc_compiler::Options>) -> dyngc_codegen::Artifact {
     let path = example_path(name);
     let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let compiled = dyngc_compiler::compile(&source, name, schedule.into());
+    let compiled = dyngc_compiler::compile(&source, name, options);
     let display = path.display().to_string();
     compiled.artifact.unwrap_or_else(|| {
         panic!(
