@@ -270,7 +270,8 @@ fn feeder_case(program: &Program, r: Refill) -> String {
 
 /// `dyn_execute`'s case for a stage that [`chain_loops`]: its units run one after another while
 /// the body `become`s itself, nothing else is held or staged and the lane's budget lasts; a carry
-/// left when the loop stops is held as usual.
+/// left when the loop stops is held as usual. The body is written into the loop where it can be
+/// ([`inline_chain_case`]); otherwise the loop calls the stage function and tests its flag.
 fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> String {
     let st = &program.stages[stage];
     // The fallback stack holds one unit's entries: each unit of the chain empties it.
@@ -281,6 +282,12 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
         std::iter::once(stage),
         "                ",
     );
+    let refilled = refill(program, partition).filter(|r| r.chain == stage);
+    if fallback.is_empty() {
+        if let Some(case) = inline_chain_case(program, stage, refilled) {
+            return case;
+        }
+    }
     let (first, call, next) = match &st.payload {
         Some((_, ty)) => (
             format!("var p = {};\n            ", unit_payload(program, ty)),
@@ -289,10 +296,14 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
         ),
         None => (String::new(), "0u", String::new()),
     };
-    let refill = refill(program, partition)
-        .filter(|r| r.chain == stage)
-        .map(|r| refill_step(program, r, &next))
-        .unwrap_or_default();
+    // A unit that ended without a carry is followed by the window's next unit of the feeder
+    // (docs/executor.md, "Refills").
+    let refill = refilled.map_or_else(String::new, |r| {
+        let carry_var = st.payload.as_ref().map(|_| "p");
+        let scope = ["p", "at", "stage", "index"];
+        let step = refill_step(program, r, &scope, carry_var, "at = 0u;\ncontinue;", "break;");
+        format!("\nif (!dyn_again) {{\n{step}\n}}")
+    });
     format!(
         "{first}var at = index;
             loop {{
@@ -312,42 +323,134 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
     )
 }
 
-/// The refill in the chain's loop: a unit that ended without a carry is followed, in the same
-/// loop, by the window's next unit of the feeder (counted as the lane's and as a refill, which
-/// `dyn_run_units` moves to the feeder's count). The lane leaves the loop as the generic loop
-/// would (window empty, something held or staged, budget spent), and when that unit ends
-/// without its `become`: `dyn_run_units` then takes the next index.
-fn refill_step(program: &Program, r: Refill, next: &str) -> String {
+/// The chain's loop with the stage's body written into it ([`dyngc_ir::wgsl::chain_body`]): a
+/// `become` of the stage itself sets the loop's payload and starts the next iteration, and the
+/// unit's other ends take the refill or leave. One branch per unit where calling the stage
+/// function and testing its flag took two: 24% of a collatz step on the H200 (docs/performance.md,
+/// session 17). `None` when the body's exits cannot reach the loop.
+fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>) -> Option<String> {
+    let st = &program.stages[stage];
+    // `dyn_execute`'s parameters are in scope: a body that names either keeps its function.
+    let (used, declared) = dyngc_ir::wgsl::body_names(program, st);
+    if used.contains("stage") || used.contains("index") {
+        return None;
+    }
+    let at = if st.index.is_some() { "dyn_at = 0u; " } else { "" };
+    let carry_var = st.payload.as_ref().map(|_| "dyn_p");
+    let keep = if st.payload.is_some() {
+        format!("dyn_next_{stage} = dyn_p; ")
+    } else {
+        String::new()
+    };
+    // `dyn_again` is still set after a refilled carry's units: clear it on the way out.
+    let leave = "dyn_again = false; break;";
+    let end = refilled.map_or_else(
+        || leave.to_string(),
+        |r| {
+            let mut scope: Vec<&str> = declared.iter().map(String::as_str).collect();
+            scope.extend(st.payload.as_ref().map(|(n, _)| n.as_str()));
+            scope.extend(st.index.as_deref());
+            scope.extend(["stage", "index"]);
+            refill_step(program, r, &scope, carry_var, &format!("{at}continue;"), leave)
+        },
+    );
+    let carry = format!(
+        "if ((dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{ {keep}dyn_again = true; break; }} {at}dyn_lane_ran += 1u; continue;"
+    );
+    let how = dyngc_ir::wgsl::ChainLoop {
+        carries: &|k| is_self_carry(program, k),
+        carry_var,
+        carry: &carry,
+        end: &end,
+    };
+    let body = dyngc_ir::wgsl::chain_body(program, st, &how)?;
+    let mut start = String::new();
+    let mut bind = String::new();
+    if let Some((name, ty)) = &st.payload {
+        let _ = write!(start, "var dyn_p = {};\n            ", unit_payload(program, ty));
+        let _ = write!(bind, "let {name} = dyn_p;\n                ");
+    }
+    if let Some(name) = &st.index {
+        start.push_str("var dyn_at = index;\n            ");
+        let _ = write!(bind, "let {name} = dyn_at;\n                ");
+    }
+    Some(format!(
+        "{start}dyn_again = false;
+            loop {{
+                {bind}{body}
+            }}
+            if (dyn_again) {{
+                dyn_hold_next_{stage}();
+            }}"
+    ))
+}
+
+/// The refill of a chain (docs/executor.md, "Refills"), where one of its units ended without a
+/// carry: the window's next unit of the feeder, counted as the lane's and as a refill (which
+/// `dyn_run_units` moves to the feeder's count), then `take` with its carry in the chain's
+/// variable. `leave` (a `break` of the chain's loop) when the lane leaves the loop as the generic
+/// loop would (window empty, something held or staged, budget spent) or when that unit ends
+/// without its `become` (`dyn_run_units` then takes the next index). Written out where it is
+/// used: a call there cost SwiftShader a fifth of collatz's time (docs/performance.md, session
+/// 17).
+fn refill_step(
+    program: &Program,
+    r: Refill,
+    scope: &[&str],
+    carry_var: Option<&str>,
+    take: &str,
+    leave: &str,
+) -> String {
     // The chain's counter: the window's (kept by the `become`) or a new one.
     let rec = if program.edges[r.site].recursion == RecursionStep::Reset {
         "0u"
     } else {
         "dyn_win_rec"
     };
-    format!(
-        "
-                if (!dyn_again) {{
-                    if ((dyn_win_n == 0u) | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | ((dyn_lane_ran + 1u) >= DYN_LANE_UNITS)) {{
-                        break;
-                    }}
-                    let k = atomicAdd(&dyn_wg_next, 1u);
-                    if (k >= dyn_win_n) {{
-                        dyn_win_n = 0u;
-                        break;
-                    }}
-                    dyn_cur_rec = {rec};
-                    dyn_stage_{}(0u, dyn_win_lo + k);
-                    dyn_refills += 1u;
-                    dyn_lane_ran += 1u;
-                    if (!dyn_again) {{
-                        break;
-                    }}{next}
-                    at = 0u;
-                    dyn_lane_ran += 1u;
-                    continue;
-                }}",
-        program.stages[r.feeder].name
-    )
+    let head = format!(
+        "if ((dyn_win_n == 0u) | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | ((dyn_lane_ran + 1u) >= DYN_LANE_UNITS)) {{ {leave} }}
+let dyn_k = atomicAdd(&dyn_wg_next, 1u);
+if (dyn_k >= dyn_win_n) {{ dyn_win_n = 0u; {leave} }}
+dyn_cur_rec = {rec};
+dyn_refills += 1u;
+dyn_lane_ran += 1u;
+"
+    );
+    // The feeder's body, written here too unless a name it uses is taken by one in `scope`.
+    let feeder = &program.stages[r.feeder];
+    let carry = format!("dyn_lane_ran += 1u; {take}");
+    let (used, _) = dyngc_ir::wgsl::body_names(program, feeder);
+    let captured = scope
+        .iter()
+        .any(|n| used.contains(*n) && feeder.index.as_deref() != Some(*n));
+    let how = dyngc_ir::wgsl::ChainLoop {
+        carries: &|k| k == r.site,
+        carry_var,
+        carry: &carry,
+        end: leave,
+    };
+    let inline = if captured {
+        None
+    } else {
+        dyngc_ir::wgsl::chain_body(program, feeder, &how)
+    };
+    let run = match inline {
+        Some(body) => {
+            let bind = feeder
+                .index
+                .as_ref()
+                .map_or(String::new(), |i| format!("let {i} = dyn_win_lo + dyn_k;\n"));
+            format!("{{\n{bind}{body}\n}}")
+        }
+        None => {
+            let copy = carry_var.map_or(String::new(), |v| format!("{v} = dyn_next_{}; ", r.chain));
+            format!(
+                "dyn_again = false;\ndyn_stage_{}(0u, dyn_win_lo + dyn_k);\nif (!dyn_again) {{ {leave} }}\n{copy}{carry}",
+                feeder.name
+            )
+        }
+    };
+    head + &run
 }
 
 /// The private variable a looping stage's carry waits in, and the function that holds it as a

@@ -263,3 +263,41 @@ fn fallbacks_reach_each_body_once_per_kernel() {
         );
     }
 }
+
+/// A chain's body is written into its loop when every way out of a unit can reach that loop
+/// (collatz's `step`), and called as a function otherwise (a `return` inside the body's own
+/// loop: `tests/programs/chain_returns.dyn`); so is the refill's feeder. All run on the GPU in
+/// `gpu_examples`.
+#[test]
+fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let execute = |path: &Path| {
+        let wgsl = generate(path, Schedule::Megakernel).wgsl;
+        let start = wgsl.find("fn dyn_execute(").expect("dyn_execute");
+        let end = start + wgsl[start..].find("\n}\n").expect("its end");
+        wgsl[start..end].to_string()
+    };
+    let collatz = execute(&root.join("examples/collatz.dyn"));
+    assert!(
+        !collatz.contains("dyn_stage_step("),
+        "collatz's chain calls its stage:\n{collatz}"
+    );
+    assert!(
+        collatz.contains("dyn_wg_next"),
+        "collatz's chain is not refilled:\n{collatz}"
+    );
+    let returns = execute(&root.join("tests/programs/chain_returns.dyn"));
+    assert!(
+        returns.contains("dyn_stage_walk("),
+        "the chain with a return in a loop was inlined:\n{returns}"
+    );
+    assert!(
+        returns.contains("dyn_wg_next"),
+        "chain_returns's chain is not refilled:\n{returns}"
+    );
+    // The feeder's body is written into the refill too, unless a name it uses is one the loop
+    // declares: chain_returns's input is `p`, the called loop's payload variable.
+    let feeder_calls = |text: &str| text.matches("dyn_stage_start(").count();
+    assert_eq!(feeder_calls(&collatz), 1, "collatz's refill calls `start`:\n{collatz}");
+    assert_eq!(feeder_calls(&returns), 2, "chain_returns's refill took `p`:\n{returns}");
+}

@@ -522,6 +522,18 @@ fn refills_from_the_window() {
     check_matrix(&case, false, &no_extra);
 }
 
+/// A chain whose body returns from inside its loop runs through the stage function, with the
+/// refill between its walks.
+#[test]
+fn chains_that_return_from_a_loop() {
+    let x = support::collatz_inputs(900, 100_000, 15);
+    check_matrix(
+        &support::chain_returns_case("900 values below 100,000", x),
+        false,
+        &no_extra,
+    );
+}
+
 /// A spine of 4,000 `become`s, each leaving 100 leaves: the spine's carry is lent from the bottom
 /// of one stack to the next idle worker, thousands of frames in all with 4 or 64 workers, so
 /// the stacks' positions wrap past their 640-frame reserves (a build that counts the wraps saw

@@ -3,7 +3,8 @@
 //! plus the scheduler). Keeping one emitter guarantees that what was checked is what runs.
 //!
 //! Each spawn/become site `k` becomes a call of `dyn_site_k(payload[, count])`; a `become` is
-//! followed by `return;`; `emit r(v);` becomes `dyn_emit_R(v)`. Stage `s` becomes `fn dyn_stage_s(payload, index)`. User names never
+//! followed by `return;`; `emit r(v);` becomes `dyn_emit_R(v)`. Stage `s` becomes `fn dyn_stage_s(payload, index)`
+//! (and, for the loop of a chain of `become`s, its body alone: [`chain_body`]). User names never
 //! start with `dyn_` (the checker rejects that), so generated names cannot collide.
 
 use crate::{EdgeId, Executable, Program, ResourceId, Stage};
@@ -242,4 +243,156 @@ fn block(program: &Program, stage: &Stage, out: &mut ModuleText) {
         });
     }
     out.copy(src, cursor..body.span.end);
+}
+
+/// How [`chain_body`] writes a stage's body into the loop that runs its chain of `become`s to
+/// itself (the code generator's chain case). Each is a statement list ending in `break` or
+/// `continue` of that loop.
+pub struct ChainLoop<'a> {
+    /// The sites that continue the chain (a `become` of the stage itself, or a feeder's
+    /// `become` of the chain).
+    pub carries: &'a dyn Fn(EdgeId) -> bool,
+    /// Assigned the payload of such a `become` (absent without a payload).
+    pub carry_var: Option<&'a str>,
+    /// Runs after that assignment: the loop's next unit.
+    pub carry: &'a str,
+    /// Runs where the unit ends otherwise: a `return;`, the end of the body, or after the call
+    /// of another `become`'s site.
+    pub end: &'a str,
+}
+
+/// The body of `stage` for its chain's loop: sites and emits lowered as [`stage_fn`] does,
+/// except that a site of `carries` assigns its payload and runs `carry`, and every other way
+/// out of the unit runs `end`. So a unit's
+/// successor starts without leaving the loop, and the loop branches once per unit. `None` when
+/// a `return` or a `become` sits inside a loop or `switch` of the body, where `break` and
+/// `continue` would not reach the chain's loop.
+pub fn chain_body(program: &Program, stage: &Stage, how: &ChainLoop) -> Option<String> {
+    use dyngc_syntax::ast::Stmt;
+    let src = &program.source;
+    let is_return = |span: &Span| {
+        let text = src[span.clone()].trim_start();
+        text.strip_prefix("return")
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    // The `return` statements, and whether any exit sits where a `break` would not reach us.
+    fn walk(stmts: &[Stmt], nested: bool, is_return: &dyn Fn(&Span) -> bool, returns: &mut Vec<Span>) -> bool {
+        stmts.iter().all(|s| match s {
+            Stmt::Become(_) => !nested,
+            Stmt::Other { span } if is_return(span) => {
+                returns.push(span.clone());
+                !nested
+            }
+            Stmt::If { then, else_, .. } => {
+                walk(&then.stmts, nested, is_return, returns)
+                    && else_
+                        .as_deref()
+                        .is_none_or(|e| walk(std::slice::from_ref(e), nested, is_return, returns))
+            }
+            Stmt::Loop { body, .. } => walk(&body.stmts, true, is_return, returns),
+            Stmt::Switch { clauses, .. } => clauses.iter().all(|c| walk(&c.stmts, true, is_return, returns)),
+            Stmt::Block(b) => walk(&b.stmts, nested, is_return, returns),
+            _ => true,
+        })
+    }
+    // True when control cannot reach the end of `stmts` (so `end` after it would be unreachable
+    // code, which Tint warns about).
+    fn exits(stmts: &[Stmt], is_return: &dyn Fn(&Span) -> bool) -> bool {
+        stmts.last().is_some_and(|s| match s {
+            Stmt::Become(_) => true,
+            Stmt::Other { span } => is_return(span),
+            Stmt::If {
+                then, else_: Some(e), ..
+            } => exits(&then.stmts, is_return) && exits(std::slice::from_ref(e), is_return),
+            Stmt::Block(b) => exits(&b.stmts, is_return),
+            _ => false,
+        })
+    }
+    let mut returns = Vec::new();
+    if !walk(&stage.body.stmts, false, &is_return, &mut returns) {
+        return None;
+    }
+    enum Cut {
+        Site(EdgeId),
+        Emit(ResourceId, Span),
+        Return,
+    }
+    let mut cuts: Vec<(Span, Cut)> = stage
+        .sites
+        .iter()
+        .map(|&k| (program.edges[k].span.clone(), Cut::Site(k)))
+        .chain(
+            stage
+                .emits
+                .iter()
+                .map(|e| (e.span.clone(), Cut::Emit(e.stream, e.value.clone()))),
+        )
+        .chain(returns.into_iter().map(|r| (r, Cut::Return)))
+        .collect();
+    cuts.sort_by_key(|(span, _)| span.start);
+    let body = &stage.body.span;
+    let mut out = String::new();
+    let mut cursor = body.start;
+    for (span, cut) in cuts {
+        out.push_str(&src[cursor..span.start]);
+        cursor = span.end;
+        match cut {
+            Cut::Emit(stream, value) => {
+                let _ = write!(out, "{{ dyn_emit_{stream}({}); }}", &src[value]);
+            }
+            Cut::Return => {
+                let _ = write!(out, "{{ {} }}", how.end);
+            }
+            Cut::Site(k) => {
+                let edge = &program.edges[k];
+                let payload = edge.payload.as_ref().map(|p| &src[p.clone()]);
+                if (how.carries)(k) {
+                    let assign = match (how.carry_var, payload) {
+                        (Some(var), Some(p)) => format!("{var} = {p}; "),
+                        _ => String::new(),
+                    };
+                    let _ = write!(out, "{{ {assign}{} }}", how.carry);
+                    continue;
+                }
+                let args: Vec<&str> = payload
+                    .into_iter()
+                    .chain(edge.count.as_ref().map(|c| &src[c.clone()]))
+                    .collect();
+                let _ = write!(out, "{{ dyn_site_{k}({}); ", args.join(", "));
+                if edge.kind == crate::EdgeKind::Become {
+                    out.push_str(how.end);
+                }
+                out.push_str(" }");
+            }
+        }
+    }
+    out.push_str(&src[cursor..body.end]);
+    if !exits(&stage.body.stmts, &is_return) {
+        let _ = write!(out, "\n{}", how.end);
+    }
+    Some(out)
+}
+
+/// The identifiers a stage body uses and the names it declares (`let`, `var`, `const`): what
+/// the code generator checks before it writes the body where other names are in scope.
+pub fn body_names(program: &Program, stage: &Stage) -> (std::collections::BTreeSet<String>, Vec<String>) {
+    let text = &program.source[stage.body.span.clone()];
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+        .collect();
+    let declared = words
+        .windows(2)
+        .filter(|w| matches!(w[0], "let" | "var" | "const"))
+        // `var<function> x`: the address space is the next word, the name after it.
+        .map(|w| w[1])
+        .filter(|w| !matches!(*w, "function" | "private" | "workgroup"))
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    let templated = words
+        .windows(3)
+        .filter(|w| w[0] == "var" && matches!(w[1], "function" | "private" | "workgroup"))
+        .map(|w| w[2].to_string());
+    let declared = declared.into_iter().chain(templated).collect();
+    (words.into_iter().map(str::to_string).collect(), declared)
 }

@@ -81,7 +81,7 @@ pub const EXAMPLES: [&str; 7] = [
 ];
 
 /// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
-pub const TEST_PROGRAMS: [&str; 4] = ["self_loops", "long_emits", "comb", "refills"];
+pub const TEST_PROGRAMS: [&str; 5] = ["self_loops", "long_emits", "comb", "refills", "chain_returns"];
 
 /// `examples/<name>.dyn`, or `tests/programs/<name>.dyn` for a [`TEST_PROGRAMS`] name.
 pub fn example_path(name: &str) -> PathBuf {
@@ -257,6 +257,17 @@ pub fn self_loops_case(label: impl Into<String>, x: Vec<u32>) -> Case {
         ],
         rounds: 0,
     }
+}
+
+/// `tests/programs/chain_returns.dyn`: collatz step counts, two steps a `walk` unit, so a walk of
+/// `s` steps is `s / 2 + 1` units.
+pub fn chain_returns_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+    let mut case = collatz_case(label, x);
+    case.example = "chain_returns";
+    case.inputs[0].0 = "p".into();
+    let walks = case.expected[0].1.iter().map(|&s| s as u64 / 2 + 1).sum();
+    case.units[1] = ("walk".into(), Units::Exact(walks));
+    case
 }
 
 /// `tests/programs/refills.dyn`: every element is fed twice (the entry's window and the one
