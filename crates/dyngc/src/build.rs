@@ -15,7 +15,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 
 pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
     let src = Source::read(&args.file)?;
-    let artifact = src.build(ctx, "build", args.options())?;
+    let artifact = src.build(ctx, "build", args.generate.options())?;
     let dir = &args.out_dir;
     std::fs::create_dir_all(dir).map_err(|e| {
         Failure::usage(format!(

@@ -143,14 +143,8 @@ pub struct BuildArgs {
     /// Also translate the module for other APIs (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "TARGETS")]
     pub emit: Vec<EmitTarget>,
-    /// How stages map to kernels.
-    #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
-    pub schedule: ScheduleChoice,
-    /// Lanes per worker (the megakernel's workgroup size): 64, 128 or 256. More lanes share each
-    /// batch's trips to memory, faster on a large GPU; the minimum arena grows with them. Only
-    /// for a program without `@width` stages and `var<workgroup>` items (DYN0504).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_LANES, value_parser = parse_lanes)]
-    pub lanes: u32,
+    #[command(flatten)]
+    pub generate: GenerateArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -199,14 +193,8 @@ pub struct RunArgs {
     /// when a kernel never returns.
     #[arg(long, value_name = "SECS", default_value_t = 600.0)]
     pub timeout: f64,
-    /// How stages map to kernels.
-    #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
-    pub schedule: ScheduleChoice,
-    /// Lanes per worker (the megakernel's workgroup size): 64, 128 or 256. More lanes share each
-    /// batch's trips to memory, faster on a large GPU; the minimum arena grows with them. Only
-    /// for a program without `@width` stages and `var<workgroup>` items (DYN0504).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_LANES, value_parser = parse_lanes)]
-    pub lanes: u32,
+    #[command(flatten)]
+    pub generate: GenerateArgs,
 }
 
 /// `--lanes`: one of [`LANE_CHOICES`].
@@ -218,18 +206,20 @@ fn parse_lanes(text: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("expected one of {choices}"))
 }
 
-impl BuildArgs {
-    /// How the program is generated.
-    pub fn options(&self) -> Options {
-        Options {
-            schedule: self.schedule,
-            lanes: self.lanes,
-        }
-    }
+/// How `build` and `run` generate the program.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// How stages map to kernels.
+    #[arg(long, value_enum, default_value_t = ScheduleChoice::Auto)]
+    pub schedule: ScheduleChoice,
+    /// Lanes per worker (the megakernel's workgroup size): 64, 128 or 256. More lanes share each
+    /// batch's trips to memory, faster on a large GPU; the minimum arena grows with them. Only
+    /// for a program without `@width` stages and `var<workgroup>` items (DYN0504).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LANES, value_parser = parse_lanes)]
+    pub lanes: u32,
 }
 
-impl RunArgs {
-    /// How the program is generated.
+impl GenerateArgs {
     pub fn options(&self) -> Options {
         Options {
             schedule: self.schedule,

@@ -137,7 +137,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     // The limit covers everything from here to the outputs read back, compilation included.
     let watch = Watch::start(limit, args.timeout).map_err(Failure::usage)?;
     let src = Source::read(&args.file)?;
-    let artifact = src.build(ctx, "run", args.options())?;
+    let artifact = src.build(ctx, "run", args.generate.options())?;
     let manifest = &artifact.manifest;
 
     // Everything about the command line is checked before a device is opened.
