@@ -327,7 +327,8 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
 /// `become` of the stage itself sets the loop's payload and starts the next iteration, and the
 /// unit's other ends take the refill or leave. One branch per unit where calling the stage
 /// function and testing its flag took two: 24% of a collatz step on the H200 (docs/performance.md,
-/// session 17). `None` when the body's exits cannot reach the loop.
+/// session 17). A body that can only carry on or return is written [`CHAIN_UNROLL`] times over
+/// ([`unrolled_chain_case`]). `None` when the body's exits cannot reach the loop.
 fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>) -> Option<String> {
     let st = &program.stages[stage];
     // `dyn_execute`'s parameters are in scope: a body that names either keeps its function.
@@ -335,53 +336,109 @@ fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>
     if used.contains("stage") || used.contains("index") {
         return None;
     }
-    let at = if st.index.is_some() { "dyn_at = 0u; " } else { "" };
     let carry_var = st.payload.as_ref().map(|_| "dyn_p");
     let keep = if st.payload.is_some() {
         format!("dyn_next_{stage} = dyn_p; ")
     } else {
         String::new()
     };
-    // `dyn_again` is still set after a refilled carry's units: clear it on the way out.
-    let leave = "dyn_again = false; break;";
-    let end = refilled.map_or_else(
-        || leave.to_string(),
-        |r| {
-            let mut scope: Vec<&str> = declared.iter().map(String::as_str).collect();
-            scope.extend(st.payload.as_ref().map(|(n, _)| n.as_str()));
-            scope.extend(st.index.as_deref());
-            scope.extend(["stage", "index"]);
-            refill_step(program, r, &scope, carry_var, &format!("{at}continue;"), leave)
-        },
-    );
-    let carry = format!(
-        "if ((dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{ {keep}dyn_again = true; break; }} {at}dyn_lane_ran += 1u; continue;"
-    );
-    let how = dyngc_ir::wgsl::ChainLoop {
-        carries: &|k| is_self_carry(program, k),
-        carry_var,
-        carry: &carry,
-        end: &end,
+    let refill = |take: &str, leave: &str| {
+        refilled.map_or_else(
+            || leave.to_string(),
+            |r| {
+                let mut scope: Vec<&str> = declared.iter().map(String::as_str).collect();
+                scope.extend(st.payload.as_ref().map(|(n, _)| n.as_str()));
+                scope.extend(["stage", "index"]);
+                refill_step(program, r, &scope, carry_var, take, leave)
+            },
+        )
     };
-    let body = dyngc_ir::wgsl::chain_body(program, st, &how)?;
     let mut start = String::new();
     let mut bind = String::new();
     if let Some((name, ty)) = &st.payload {
         let _ = write!(start, "var dyn_p = {};\n            ", unit_payload(program, ty));
         let _ = write!(bind, "let {name} = dyn_p;\n                ");
     }
-    if let Some(name) = &st.index {
-        start.push_str("var dyn_at = index;\n            ");
-        let _ = write!(bind, "let {name} = dyn_at;\n                ");
+    let hold = format!(
+        "if (dyn_again) {{
+                dyn_hold_next_{stage}();
+            }}"
+    );
+    if let Some(case) = unrolled_chain_case(program, st, &bind, &keep, &refill) {
+        return Some(format!(
+            "{start}dyn_again = false;\n            {case}\n            {hold}"
+        ));
     }
+    // `dyn_again` is still set after a refilled carry's units: clear it on the way out.
+    let leave = "dyn_again = false; break;";
+    let end = refill("continue;", leave);
+    let carry = format!(
+        "if ((dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{ {keep}dyn_again = true; break; }} dyn_lane_ran += 1u; continue;"
+    );
+    let how = dyngc_ir::wgsl::ChainLoop {
+        carries: &|k| is_self_carry(program, k),
+        carry_var,
+        carry: &carry,
+        end: &end,
+        fall_through: false,
+    };
+    let body = dyngc_ir::wgsl::chain_body(program, st, &how)?;
     Some(format!(
         "{start}dyn_again = false;
             loop {{
                 {bind}{body}
             }}
-            if (dyn_again) {{
-                dyn_hold_next_{stage}();
-            }}"
+            {hold}"
+    ))
+}
+
+/// Copies of a chain's body in one loop iteration, at most: each ends by falling into the next
+/// (the unit's `become` only assigns the payload), and the lane's unit budget is tested once
+/// per iteration. The test was half of a collatz step on the H200: 181 ms for one worker
+/// against 98 without it, and 134 ms with eight copies (docs/performance.md, session 18). So a
+/// lane may run up to `CHAIN_UNROLL - 1` units past `DYN_LANE_UNITS` in a batch.
+pub const CHAIN_UNROLL: usize = 8;
+/// The most bytes of body text the copies may add up to: fewer copies of a long body.
+pub const CHAIN_UNROLL_BYTES: usize = 4096;
+
+/// The chain's loop with [`CHAIN_UNROLL`] copies of the body, for a body whose only sites are
+/// its carries, each in tail position, that emits nothing and ends every path in a carry or a
+/// `return` ([`dyngc_ir::wgsl::ChainLoop::fall_through`]); `None` otherwise. Such a body cannot
+/// hold, stage or defer, so those flags are read once, before the copies. A `return` breaks out
+/// of the copies' loop to the refill, written once after it, whose carry starts the copies anew.
+fn unrolled_chain_case(
+    program: &Program,
+    st: &dyngc_ir::Stage,
+    bind: &str,
+    keep: &str,
+    refill: &dyn Fn(&str, &str) -> String,
+) -> Option<String> {
+    let carry = "dyn_done += 1u;";
+    let how = dyngc_ir::wgsl::ChainLoop {
+        carries: &|k| is_self_carry(program, k),
+        carry_var: st.payload.as_ref().map(|_| "dyn_p"),
+        carry,
+        end: "break;",
+        fall_through: true,
+    };
+    let body = dyngc_ir::wgsl::chain_body(program, st, &how)?;
+    let copies = (CHAIN_UNROLL_BYTES / body.len().max(1)).clamp(1, CHAIN_UNROLL);
+    let copy = format!("{{\n                    {bind}{body}\n                }}\n                ");
+    let step = refill("continue;", "break;");
+    Some(format!(
+        "loop {{
+                let dyn_ran0 = dyn_lane_ran;
+                let dyn_budget = select(DYN_LANE_UNITS - min(dyn_ran0, DYN_LANE_UNITS), 0u, (dyn_held != DYN_HELD_NONE) | dyn_lane_staged);
+                var dyn_done = 0u;
+                loop {{
+                {}if (dyn_done >= dyn_budget) {{ {keep}dyn_again = true; break; }}
+                }}
+                // The held carry was counted by its `become` and has not run.
+                dyn_lane_ran = dyn_ran0 + dyn_done - select(0u, 1u, dyn_again);
+                if (dyn_again) {{ break; }}
+                {step}
+            }}",
+        copy.repeat(copies)
     ))
 }
 
@@ -428,6 +485,7 @@ dyn_lane_ran += 1u;
         carry_var,
         carry: &carry,
         end: leave,
+        fall_through: false,
     };
     let inline = if captured {
         None

@@ -12,6 +12,7 @@ mod layout;
 mod schedule;
 mod streams;
 
+pub use glue::{CHAIN_UNROLL, CHAIN_UNROLL_BYTES};
 pub use layout::{DEFAULT_LANES, LANE_CHOICES, LANE_UNITS};
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};

@@ -155,6 +155,12 @@ fn executor_doc_quotes_the_code_constants() {
             cg::SPAWNER_DISPATCH_WG
         ),
         format!("runs up to {} indices per chunk", cg::LEAF_UNROLL),
+        format!("writes the body up to {} times (`CHAIN_UNROLL`)", cg::CHAIN_UNROLL),
+        format!(
+            "at most {},{:03} bytes of\nbody text",
+            cg::CHAIN_UNROLL_BYTES / 1000,
+            cg::CHAIN_UNROLL_BYTES % 1000
+        ),
         format!("{}-word block in the control block", cg::QUEUE_WORDS),
         format!("`DYN_MAX_DISPATCH_GROUPS` ({})", cg::MAX_DISPATCH_GROUPS),
         format!("a chain of {} such", cg::CHAIN_LENGTH),
@@ -300,4 +306,15 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
     let feeder_calls = |text: &str| text.matches("dyn_stage_start(").count();
     assert_eq!(feeder_calls(&collatz), 1, "collatz's refill calls `start`:\n{collatz}");
     assert_eq!(feeder_calls(&returns), 2, "chain_returns's refill took `p`:\n{returns}");
+    // A body whose only sites are its own tail `become`s, ending every path in one or in a
+    // `return`, is written CHAIN_UNROLL times; a chain that spawns, or that can fall off its
+    // body's end, is written once.
+    let unroll = dyngc_codegen::CHAIN_UNROLL;
+    assert_eq!(collatz.matches("steps[").count(), unroll, "collatz's step:\n{collatz}");
+    let unrolled = execute(&root.join("tests/programs/unrolled_chains.dyn"));
+    assert_eq!(unrolled.matches("&steps[").count(), unroll, "walk:\n{unrolled}");
+    assert_eq!(unrolled.matches("&ticks").count(), unroll, "countdown:\n{unrolled}");
+    let self_loops = execute(&root.join("tests/programs/self_loops.dyn"));
+    assert_eq!(self_loops.matches("&ticks").count(), 1, "tick:\n{self_loops}");
+    assert_eq!(self_loops.matches("steps[").count(), 1, "walk:\n{self_loops}");
 }

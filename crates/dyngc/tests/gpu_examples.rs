@@ -522,6 +522,23 @@ fn refills_from_the_window() {
     check_matrix(&case, false, &no_extra);
 }
 
+/// Chains written several times into one loop iteration (a lane's unit budget tested once per
+/// iteration): with a payload and a refill from a fan-out's window, and without a payload,
+/// ending on a shared counter. The walks take more units than one batch of one worker runs, so
+/// carries are held when the budget is spent.
+#[test]
+fn unrolled_chains() {
+    let x = support::collatz_inputs(600, 100_000, 17);
+    let walks: u64 = dyngc_reference::collatz(&x).iter().map(|&s| 2 * (s as u64 + 1)).sum();
+    let one_batch = u64::from(DEFAULT_LANES * dyngc_codegen::LANE_UNITS);
+    assert!(walks > one_batch, "{walks} units fit in one batch of {one_batch}");
+    check_matrix(
+        &support::unrolled_chains_case("600 values below 100,000", x),
+        false,
+        &no_extra,
+    );
+}
+
 /// A chain whose body returns from inside its loop runs through the stage function, with the
 /// refill between its walks.
 #[test]

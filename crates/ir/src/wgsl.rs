@@ -259,6 +259,11 @@ pub struct ChainLoop<'a> {
     /// Runs where the unit ends otherwise: a `return;`, the end of the body, or after the call
     /// of another `become`'s site.
     pub end: &'a str,
+    /// `carry` runs in place and control falls to the body's end, so that copies of the body
+    /// can follow each other without a branch between units. Only for a body whose sites are
+    /// all `carries`, each in tail position, and whose every path ends in one or in a
+    /// `return` (otherwise `chain_body` gives `None`).
+    pub fall_through: bool,
 }
 
 /// The body of `stage` for its chain's loop: sites and emits lowered as [`stage_fn`] does,
@@ -307,6 +312,32 @@ pub fn chain_body(program: &Program, stage: &Stage, how: &ChainLoop) -> Option<S
             Stmt::Block(b) => exits(&b.stmts, is_return),
             _ => false,
         })
+    }
+    // With `how.fall_through`, a `become` of `carries` writes no jump: each must be its body's
+    // last statement on its path, and every path must end in one or in a `return`.
+    fn tail_becomes(stmts: &[Stmt], tail: bool) -> bool {
+        stmts.iter().enumerate().all(|(i, s)| {
+            let last = tail && i + 1 == stmts.len();
+            match s {
+                Stmt::Become(_) => last,
+                Stmt::If { then, else_, .. } => {
+                    tail_becomes(&then.stmts, last)
+                        && else_
+                            .as_deref()
+                            .is_none_or(|e| tail_becomes(std::slice::from_ref(e), last))
+                }
+                Stmt::Block(b) => tail_becomes(&b.stmts, last),
+                _ => true,
+            }
+        })
+    }
+    if how.fall_through
+        && !(stage.sites.iter().all(|&k| (how.carries)(k))
+            && stage.emits.is_empty()
+            && tail_becomes(&stage.body.stmts, true)
+            && exits(&stage.body.stmts, &is_return))
+    {
+        return None;
     }
     let mut returns = Vec::new();
     if !walk(&stage.body.stmts, false, &is_return, &mut returns) {

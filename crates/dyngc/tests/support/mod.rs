@@ -81,7 +81,14 @@ pub const EXAMPLES: [&str; 7] = [
 ];
 
 /// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
-pub const TEST_PROGRAMS: [&str; 5] = ["self_loops", "long_emits", "comb", "refills", "chain_returns"];
+pub const TEST_PROGRAMS: [&str; 6] = [
+    "self_loops",
+    "long_emits",
+    "comb",
+    "refills",
+    "chain_returns",
+    "unrolled_chains",
+];
 
 /// `examples/<name>.dyn`, or `tests/programs/<name>.dyn` for a [`TEST_PROGRAMS`] name.
 pub fn example_path(name: &str) -> PathBuf {
@@ -268,6 +275,32 @@ pub fn chain_returns_case(label: impl Into<String>, x: Vec<u32>) -> Case {
     let walks = case.expected[0].1.iter().map(|&s| s as u64 / 2 + 1).sum();
     case.units[1] = ("walk".into(), Units::Exact(walks));
     case
+}
+
+/// `tests/programs/unrolled_chains.dyn`: two walks per element, the second starting its count at
+/// one; three ticks per element. One `root` unit; two `pair` units and one `wind` per element,
+/// one `walk` unit per value of each walk (the final 1 included), three `countdown` units per
+/// element.
+pub fn unrolled_chains_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+    let collatz = reference::collatz(&x);
+    let steps: Vec<u32> = collatz.iter().map(|&s| 2 * s + 1).collect();
+    let n = x.len() as u64;
+    let walk_units = collatz.iter().map(|&s| 2 * (s as u64 + 1)).sum();
+    Case {
+        example: "unrolled_chains",
+        label: label.into(),
+        units: vec![
+            ("root".into(), Units::Exact(1)),
+            ("pair".into(), Units::Exact(2 * n)),
+            ("wind".into(), Units::Exact(n)),
+            ("walk".into(), Units::Exact(walk_units)),
+            ("countdown".into(), Units::Exact(3 * n)),
+        ],
+        inputs: vec![("x".into(), x)],
+        params: vec![],
+        expected: vec![("steps".into(), steps), ("ticks".into(), vec![3 * n as u32])],
+        rounds: 0,
+    }
 }
 
 /// `tests/programs/refills.dyn`: every element is fed twice (the entry's window and the one

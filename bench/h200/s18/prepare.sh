@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Makes session 18's hand-edited kernels (README.md) in bench/h200/s17/V/ (git-ignored there), for
+# bench/h200/s17/collatz.sh: G is `dyngc build examples/collatz.dyn` of 942530a (built in a
+# temporary worktree), V = G + collatz-V.patch; LB, L4, L16 are G and U4B is U4 with
+# `DYN_LANE_UNITS` set to 2^30, 4096 and 16384; GU is this checkout's build and GU4 is GU with
+# 4096. C1 (here, in C1/) is compact.wgsl of 942530a and C4 the same with 4096.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+out="$root/bench/h200/s17"
+tree="$(mktemp -d)"
+git -C "$root" worktree add --quiet --detach "$tree" 942530a
+(cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/G" >/dev/null \
+  && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/compact.dyn -o "$here/C1" >/dev/null)
+git -C "$root" worktree remove --force "$tree"
+(cd "$root" && cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/GU" >/dev/null)
+for p in "$here"/collatz-*.patch; do
+  v="$(basename "$p" .patch)"; v="${v#collatz-}"
+  mkdir -p "$out/$v"
+  patch --quiet -o "$out/$v/collatz.wgsl" "$out/G/collatz.wgsl" "$p"
+done
+units() { # units FROM TO N: TO/collatz.wgsl (or compact) is FROM's with DYN_LANE_UNITS = N
+  mkdir -p "$2"
+  for f in "$1"/*.wgsl; do
+    sed "s/^const DYN_LANE_UNITS: u32 = [0-9]*u;/const DYN_LANE_UNITS: u32 = $3u;/" "$f" > "$2/$(basename "$f")"
+  done
+}
+units "$out/G" "$out/LB" 1073741824
+units "$out/G" "$out/L4" 4096
+units "$out/G" "$out/L16" 16384
+units "$out/U4" "$out/U4B" 1073741824
+units "$out/GU" "$out/GU4" 4096
+units "$here/C1" "$here/C4" 4096
