@@ -260,7 +260,7 @@ fn feeder_case(program: &Program, r: Refill) -> String {
     };
     format!(
         "dyn_again = false;
-            dyn_stage_{}(0u, index);
+            dyn_stage_{}(0u, dyn_unit_index);
             if (dyn_again) {{{reset}
                 dyn_hold_next_{}();
             }}",
@@ -290,30 +290,28 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
     }
     let (first, call, next) = match &st.payload {
         Some((_, ty)) => (
-            format!("var p = {};\n            ", unit_payload(program, ty)),
-            "p",
-            format!("\n                p = dyn_next_{stage};"),
+            format!("var dyn_p = {};\n            ", unit_payload(program, ty)),
+            "dyn_p",
+            format!("\n                dyn_p = dyn_next_{stage};"),
         ),
         None => (String::new(), "0u", String::new()),
     };
     // A unit that ended without a carry is followed by the window's next unit of the feeder
     // (docs/executor.md, "Refills").
     let refill = refilled.map_or_else(String::new, |r| {
-        let carry_var = st.payload.as_ref().map(|_| "p");
-        let scope = ["p", "at", "stage", "index"];
-        let step = refill_step(program, r, &scope, carry_var, "at = 0u;\ncontinue;", "break;");
+        // The loop's own names are all the generator's: nothing of the feeder's can be captured.
+        let carry_var = st.payload.as_ref().map(|_| "dyn_p");
+        let step = refill_step(program, r, &[], carry_var, "continue;", "break;");
         format!("\nif (!dyn_again) {{\n{step}\n}}")
     });
     format!(
-        "{first}var at = index;
-            loop {{
+        "{first}loop {{
                 dyn_again = false;
-                dyn_stage_{}({call}, at);{fallback}{refill}
+                dyn_stage_{}({call}, 0u);{fallback}{refill}
                 // `|`, not `||`: four loads and no branches (3-4% of a collatz step on SwiftShader).
                 if (!dyn_again | (dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{
                     break;
                 }}{next}
-                at = 0u;
                 dyn_lane_ran += 1u;
             }}
             if (dyn_again) {{
@@ -331,11 +329,7 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
 /// ([`unrolled_chain_case`]). `None` when the body's exits cannot reach the loop.
 fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>) -> Option<String> {
     let st = &program.stages[stage];
-    // `dyn_execute`'s parameters are in scope: a body that names either keeps its function.
-    let (used, declared) = dyngc_ir::wgsl::body_names(program, st);
-    if used.contains("stage") || used.contains("index") {
-        return None;
-    }
+    let (_, declared) = dyngc_ir::wgsl::body_names(program, st);
     let carry_var = st.payload.as_ref().map(|_| "dyn_p");
     let keep = if st.payload.is_some() {
         format!("dyn_next_{stage} = dyn_p; ")
@@ -348,7 +342,6 @@ fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>
             |r| {
                 let mut scope: Vec<&str> = declared.iter().map(String::as_str).collect();
                 scope.extend(st.payload.as_ref().map(|(n, _)| n.as_str()));
-                scope.extend(["stage", "index"]);
                 refill_step(program, r, &scope, carry_var, take, leave)
             },
         )
@@ -368,6 +361,11 @@ fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>
         return Some(format!(
             "{start}dyn_again = false;\n            {case}\n            {hold}"
         ));
+    }
+    // Here the refill is written where the body's names are in scope, and its `atomicAdd` is the
+    // one WGSL built-in it calls: a body that declares that name keeps its function.
+    if refilled.is_some() && declared.iter().any(|n| n == "atomicAdd") {
+        return None;
     }
     // `dyn_again` is still set after a refilled carry's units: clear it on the way out.
     let leave = "dyn_again = false; break;";
@@ -782,7 +780,7 @@ fn frame_payload(program: &Program, ty: &Ty) -> String {
     )
 }
 
-/// The call running unit `index` of `stage`, its payload read by `payload` (from a frame, or
+/// The call running unit `dyn_unit_index` of `stage`, its payload read by `payload` (from a frame, or
 /// from the lane's registers).
 fn call_stage(program: &Program, stage: StageId, payload: fn(&Program, &Ty) -> String) -> String {
     let s = &program.stages[stage];
@@ -790,7 +788,7 @@ fn call_stage(program: &Program, stage: StageId, payload: fn(&Program, &Ty) -> S
         .payload
         .as_ref()
         .map_or("0u".to_string(), |(_, ty)| payload(program, ty));
-    format!("dyn_stage_{}({payload}, index)", s.name)
+    format!("dyn_stage_{}({payload}, dyn_unit_index)", s.name)
 }
 
 /// A payload of type `ty` from the lane's unit words (`dyn_unit_words`, loaded from its frame or
@@ -825,7 +823,7 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
         let run = if d.wide {
             format!(
                 "for (var j = 0u; j < take[2]; j++) {{
-            let index = take[1] + j;
+            let dyn_unit_index = take[1] + j;
             {};{after}
         }}
         if (lid == 0u) {{
@@ -836,7 +834,7 @@ pub fn dispatch_kernels(program: &Program, partition: &Partition) -> String {
         } else {
             format!(
                 "for (var j = lid; j < take[2]; j += {wg}u) {{
-            let index = take[1] + j;
+            let dyn_unit_index = take[1] + j;
             {};{after}
             units += 1u;
         }}",
@@ -881,7 +879,7 @@ pub fn dispatch_entry_point(program: &Program, d: &Dispatch) -> String {
 }
 
 const EXECUTE_DEFAULT: &str =
-    "        default: {\n            dyn_fail(DYN_ERR_INTERNAL, stage, index, DYN_STAGES);\n        }\n    }";
+    "        default: {\n            dyn_fail(DYN_ERR_INTERNAL, dyn_unit_stage, dyn_unit_index, DYN_STAGES);\n        }\n    }";
 
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
 pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) -> String {
@@ -943,7 +941,8 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     // Two switches: Tint rejects a call of a function with a barrier (a wide body) from
     // non-uniform control flow even where it cannot happen, and one-lane units run under `lid`.
     // Dispatched stages run in their own kernels only.
-    out.push_str("fn dyn_execute(stage: u32, index: u32) {\n    switch stage {\n");
+    // Parameters in the generator's namespace: a chain's body written into a case sees them.
+    out.push_str("fn dyn_execute(dyn_unit_stage: u32, dyn_unit_index: u32) {\n    switch dyn_unit_stage {\n");
     let one_lane = || {
         program
             .stages
@@ -970,7 +969,9 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     let _ = write!(out, "{run}\n}}\n\n{chains}");
     // Wide units: every lane calls this from uniform control flow; the lanes of a group without
     // a unit run the body too (they must reach its barriers) with index 0 and a zero payload.
-    out.push_str("fn dyn_execute_wide(stage: u32, index: u32, f: u32) {\n    switch stage {\n");
+    out.push_str(
+        "fn dyn_execute_wide(dyn_unit_stage: u32, dyn_unit_index: u32, f: u32) {\n    switch dyn_unit_stage {\n",
+    );
     for (id, stage) in program.stages.iter().filter(|(_, s)| s.width > 1) {
         let p = match &stage.payload {
             Some((_, ty)) => {
@@ -987,7 +988,11 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
                 "0u"
             }
         };
-        let _ = writeln!(out, "            dyn_stage_{}({p}, index);\n        }}", stage.name);
+        let _ = writeln!(
+            out,
+            "            dyn_stage_{}({p}, dyn_unit_index);\n        }}",
+            stage.name
+        );
     }
     out.push_str(EXECUTE_DEFAULT);
     let wide = program.stages.iter().filter(|(_, s)| s.width > 1).map(|(s, _)| s);

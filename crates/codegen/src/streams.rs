@@ -259,7 +259,7 @@ pub fn execute_case(program: &Program, stage: StageId, call: &str, domain: Optio
         Some(d) => {
             format!("dyn_lane_deferred = true;\n                dyn_push_keyed({stage}u, dyn_unit_words[0], {d});")
         }
-        None => format!("dyn_defer({stage}u, index);"),
+        None => format!("dyn_defer({stage}u, dyn_unit_index);"),
     };
     format!(
         "var room = true;{reserve}

@@ -301,11 +301,26 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
         returns.contains("dyn_wg_next"),
         "chain_returns's chain is not refilled:\n{returns}"
     );
-    // The feeder's body is written into the refill too, unless a name it uses is one the loop
-    // declares: chain_returns's input is `p`, the called loop's payload variable.
-    let feeder_calls = |text: &str| text.matches("dyn_stage_start(").count();
-    assert_eq!(feeder_calls(&collatz), 1, "collatz's refill calls `start`:\n{collatz}");
-    assert_eq!(feeder_calls(&returns), 2, "chain_returns's refill took `p`:\n{returns}");
+    // The feeder's body is written into the refill too (its own case still calls it), unless a
+    // name it uses is one the chain's body declares: refills' `walk` has a local `x`, the input
+    // `feed` reads.
+    let calls = |text: &str, feeder: &str| text.matches(&format!("dyn_stage_{feeder}(")).count();
+    assert_eq!(
+        calls(&collatz, "start"),
+        1,
+        "collatz's refill calls `start`:\n{collatz}"
+    );
+    assert_eq!(
+        calls(&returns, "start"),
+        1,
+        "chain_returns's refill calls `start`:\n{returns}"
+    );
+    let refills = execute(&root.join("tests/programs/refills.dyn"));
+    assert!(
+        !refills.contains("dyn_stage_walk("),
+        "refills' chain calls its stage:\n{refills}"
+    );
+    assert_eq!(calls(&refills, "feed"), 2, "refills' refill took `x`:\n{refills}");
     // A body whose only sites are its own tail `become`s, ending every path in one or in a
     // `return`, is written CHAIN_UNROLL times; a chain that spawns, or that can fall off its
     // body's end, is written once.
@@ -317,4 +332,58 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
     let self_loops = execute(&root.join("tests/programs/self_loops.dyn"));
     assert_eq!(self_loops.matches("&ticks").count(), 1, "tick:\n{self_loops}");
     assert_eq!(self_loops.matches("steps[").count(), 1, "walk:\n{self_loops}");
+}
+
+/// A chain's body written into `dyn_execute` may use any name a user may: the case's own names
+/// are all in the generator's namespace, and a local named as the one WGSL built-in the refill
+/// calls keeps the body in its function. Each variant must generate a kernel that validates.
+#[test]
+fn chain_bodies_written_into_the_loop_keep_their_names() {
+    let program = |locals: &str, tail: &str| {
+        format!(
+            "input x: array<u32>;
+output steps: array<u32, len(x)>;
+struct Walk {{ i: u32, value: u32, count: u32 }}
+stage start(@index i: u32) {{
+    become step(Walk(i, x[i], 0u));
+}}
+stage step(w: Walk) {{
+    {locals}
+    if (w.value <= 1u) {{
+        steps[w.i] = w.count;
+        {tail}
+    }} else {{
+        var next = w.value / 2u;
+        if (w.value % 2u == 1u) {{
+            next = 3u * w.value + 1u;
+        }}
+        become step(Walk(w.i, next, w.count + 1u));
+    }}
+}}
+entry start(len(x));
+"
+        )
+    };
+    let execute = |source: &str| {
+        let checked = dyngc_compiler::check(source, "names");
+        let wgsl = build(Path::new("names.dyn"), &checked, Schedule::Megakernel).wgsl;
+        let start = wgsl.find("fn dyn_execute(").expect("dyn_execute");
+        let end = start + wgsl[start..].find("\n}\n").expect("its end");
+        wgsl[start..end].to_string()
+    };
+    let names = "let stage = 1u; let index = 2u; let p = 3u; let at = 4u; let min = 5u; let select = 6u;";
+    // Copies (every path ends in a `become` or a `return`), and one copy (the end falls through).
+    for (tail, copies) in [("return;", dyngc_codegen::CHAIN_UNROLL), ("", 1)] {
+        let inlined = execute(&program(names, tail));
+        assert!(
+            !inlined.contains("dyn_stage_step("),
+            "{tail:?}: `step` was called:\n{inlined}"
+        );
+        assert_eq!(inlined.matches("steps[").count(), copies, "{tail:?}:\n{inlined}");
+    }
+    let kept = execute(&program("let atomicAdd = 7u;", ""));
+    assert!(
+        kept.contains("dyn_stage_step("),
+        "a local `atomicAdd` was written into the loop:\n{kept}"
+    );
 }
