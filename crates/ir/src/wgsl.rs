@@ -189,58 +189,75 @@ pub(crate) fn stage_fn(program: &Program, stage: &Stage, out: &mut ModuleText) {
 }
 
 /// Copies a stage body verbatim except for its sites, which become `dyn_site_k(..)` calls, and
-/// its emits, which become `dyn_emit_R(value)` calls (R the stream's resource index). Both are
-/// numbered in source order, the order the checker's walk lists them in `stage.sites` and
-/// `stage.emits`; no site contains another, so merging the two by position is source order.
+/// its emits, which become `dyn_emit_R(value)` calls (R the stream's resource index).
 fn block(program: &Program, stage: &Stage, out: &mut ModuleText) {
-    enum Lowered<'p> {
+    lower_body(program, stage, None, out);
+}
+
+/// The one lowering of a stage body: sites and emits (and, in a chain's loop, `returns`)
+/// numbered in source order, the order the checker's walk lists them in `stage.sites` and
+/// `stage.emits`; none contains another, so merging them by position is source order. A stage
+/// function's `become` is followed by `return;`; in a chain's loop ([`ChainLoop`]) a carry site
+/// assigns its payload and runs `carry`, and every other way out of the unit runs `end`.
+fn lower_body(program: &Program, stage: &Stage, chain: Option<(&ChainLoop, &[Span])>, out: &mut ModuleText) {
+    enum Cut<'p> {
         Site(EdgeId),
         Emit(&'p crate::EmitSite),
+        Return,
     }
     let src = &program.source;
     let body = &stage.body;
-    let mut found: Vec<(usize, Lowered)> = stage
+    let returns = chain.map_or(&[][..], |(_, r)| r);
+    let mut cuts: Vec<(Span, Cut)> = stage
         .sites
         .iter()
-        .map(|&k| (program.edges[k].span.start, Lowered::Site(k)))
-        .chain(stage.emits.iter().map(|e| (e.span.start, Lowered::Emit(e))))
+        .map(|&k| (program.edges[k].span.clone(), Cut::Site(k)))
+        .chain(stage.emits.iter().map(|e| (e.span.clone(), Cut::Emit(e))))
+        .chain(returns.iter().map(|r| (r.clone(), Cut::Return)))
         .collect();
-    found.sort_by_key(|&(start, _)| start);
+    cuts.sort_by_key(|(span, _)| span.start);
     let mut cursor = body.span.start;
-    for (_, lowered) in found {
-        let k = match lowered {
-            Lowered::Emit(e) => {
-                out.copy(src, cursor..e.span.start);
-                cursor = e.span.end;
+    for (span, cut) in cuts {
+        out.copy(src, cursor..span.start);
+        cursor = span.end;
+        let k = match cut {
+            Cut::Emit(e) => {
                 let _ = write!(out.text, "{{ dyn_emit_{}(", e.stream);
                 out.copy(src, e.value.clone());
                 out.push("); }");
                 continue;
             }
-            Lowered::Site(k) => k,
+            Cut::Return => {
+                let end = chain.map_or("return;", |(how, _)| how.end);
+                let _ = write!(out.text, "{{ {end} }}");
+                continue;
+            }
+            Cut::Site(k) => k,
         };
         let edge = &program.edges[k];
-        out.copy(src, cursor..edge.span.start);
-        cursor = edge.span.end;
-        let mut args = Vec::new();
-        if let Some(p) = &edge.payload {
-            args.push(p.clone());
-        }
-        if let Some(c) = &edge.count {
-            args.push(c.clone());
+        if let Some((how, _)) = chain.filter(|(how, _)| (how.carries)(k)) {
+            out.push("{ ");
+            if let (Some(var), Some(p)) = (how.carry_var, &edge.payload) {
+                let _ = write!(out.text, "{var} = ");
+                out.copy(src, p.clone());
+                out.push("; ");
+            }
+            let _ = write!(out.text, "{} }}", how.carry);
+            continue;
         }
         let _ = write!(out.text, "{{ dyn_site_{k}(");
-        for (i, a) in args.iter().enumerate() {
+        for (i, a) in edge.payload.iter().chain(&edge.count).enumerate() {
             if i > 0 {
                 out.push(", ");
             }
             out.copy(src, a.clone());
         }
-        out.push(if edge.kind == crate::EdgeKind::Become {
-            "); return; }"
+        if edge.kind == crate::EdgeKind::Become {
+            let end = chain.map_or("return;", |(how, _)| how.end);
+            let _ = write!(out.text, "); {end} }}");
         } else {
-            "); }"
-        });
+            out.push("); }");
+        }
     }
     out.copy(src, cursor..body.span.end);
 }
@@ -343,65 +360,12 @@ pub fn chain_body(program: &Program, stage: &Stage, how: &ChainLoop) -> Option<S
     if !walk(&stage.body.stmts, false, &is_return, &mut returns) {
         return None;
     }
-    enum Cut {
-        Site(EdgeId),
-        Emit(ResourceId, Span),
-        Return,
-    }
-    let mut cuts: Vec<(Span, Cut)> = stage
-        .sites
-        .iter()
-        .map(|&k| (program.edges[k].span.clone(), Cut::Site(k)))
-        .chain(
-            stage
-                .emits
-                .iter()
-                .map(|e| (e.span.clone(), Cut::Emit(e.stream, e.value.clone()))),
-        )
-        .chain(returns.into_iter().map(|r| (r, Cut::Return)))
-        .collect();
-    cuts.sort_by_key(|(span, _)| span.start);
-    let body = &stage.body.span;
-    let mut out = String::new();
-    let mut cursor = body.start;
-    for (span, cut) in cuts {
-        out.push_str(&src[cursor..span.start]);
-        cursor = span.end;
-        match cut {
-            Cut::Emit(stream, value) => {
-                let _ = write!(out, "{{ dyn_emit_{stream}({}); }}", &src[value]);
-            }
-            Cut::Return => {
-                let _ = write!(out, "{{ {} }}", how.end);
-            }
-            Cut::Site(k) => {
-                let edge = &program.edges[k];
-                let payload = edge.payload.as_ref().map(|p| &src[p.clone()]);
-                if (how.carries)(k) {
-                    let assign = match (how.carry_var, payload) {
-                        (Some(var), Some(p)) => format!("{var} = {p}; "),
-                        _ => String::new(),
-                    };
-                    let _ = write!(out, "{{ {assign}{} }}", how.carry);
-                    continue;
-                }
-                let args: Vec<&str> = payload
-                    .into_iter()
-                    .chain(edge.count.as_ref().map(|c| &src[c.clone()]))
-                    .collect();
-                let _ = write!(out, "{{ dyn_site_{k}({}); ", args.join(", "));
-                if edge.kind == crate::EdgeKind::Become {
-                    out.push_str(how.end);
-                }
-                out.push_str(" }");
-            }
-        }
-    }
-    out.push_str(&src[cursor..body.end]);
+    let mut out = ModuleText::default();
+    lower_body(program, stage, Some((how, &returns)), &mut out);
     if !exits(&stage.body.stmts, &is_return) {
-        let _ = write!(out, "\n{}", how.end);
+        let _ = write!(out.text, "\n{}", how.end);
     }
-    Some(out)
+    Some(out.text)
 }
 
 /// The identifiers a stage body uses and the names it declares (`let`, `var`, `const`): what
