@@ -38,7 +38,7 @@ pub const LEAF_UNROLL: u32 = 16;
 /// Units one lane may run in one batch, in registers: after its unit, a lane that staged nothing
 /// runs its `become` carry or lone single spawn at once, or takes the next index of the batch's
 /// range, until this many units ran (then its carry is staged as a frame).
-pub const LANE_UNITS: u32 = 1024;
+pub const LANE_UNITS: u32 = 4096;
 /// Indices of a range one batch offers its lanes (times `DYN_BATCH`): lanes that stage nothing
 /// take the next one when their unit is done; what is left stays in the frame.
 pub const RANGE_WINDOW: u32 = 16;

@@ -155,6 +155,11 @@ fn executor_doc_quotes_the_code_constants() {
             cg::SPAWNER_DISPATCH_WG
         ),
         format!("runs up to {} indices per chunk", cg::LEAF_UNROLL),
+        format!(
+            "the batch stays bounded: {},{:03}",
+            cg::LANE_UNITS / 1000,
+            cg::LANE_UNITS % 1000
+        ),
         format!("writes the body up to {} times (`CHAIN_UNROLL`)", cg::CHAIN_UNROLL),
         format!(
             "at most {},{:03} bytes of\nbody text",

@@ -377,12 +377,13 @@ fn check_outcome(exec: &Executor, case: &Case, combo: &Combo, o: &Outcome) -> Ve
             problems.push(format!("stage `{stage}` ran {got:?} units, expected {want}"));
         }
     }
-    // The largest arena leaves a ring of millions of slots, more than all frames any case here
-    // makes, and a single worker never loses a reservation race: nothing can fall back.
+    // The largest arena leaves a ring of a million slots, more than the units of any case here:
+    // a frame in the ring holds at least one pending unit, so such a ring cannot fill, and a
+    // single worker never loses a reservation race: nothing can fall back.
     if combo.arena == Arena::Large && o.plan.workers == 1 {
-        if (o.plan.ring_slots as u64) < 4 * case.min_total_units().max(1 << 16) {
+        if (o.plan.ring_slots as u64) < case.min_total_units().max(1 << 16) {
             problems.push(format!(
-                "test sizing: the large arena's ring ({} slots) should dwarf the run's {} units",
+                "test sizing: the large arena's ring ({} slots) should exceed the run's {} units",
                 o.plan.ring_slots,
                 case.min_total_units()
             ));
@@ -477,17 +478,30 @@ fn triangle_empty_input() {
 // ---------------------------------------------------------------------------------------------
 // collatz
 
+/// Asserts that `units` are more than one batch of one worker can run: each lane then meets its
+/// unit budget, and its carry is held and staged.
+fn past_one_batch(units: u64) {
+    let one_batch = u64::from(DEFAULT_LANES * dyngc_codegen::LANE_UNITS);
+    assert!(units > one_batch, "{units} units fit in one batch of {one_batch}");
+}
+
+/// The units of the collatz walks of `x`, `walks` times each.
+fn walk_units(x: &[u32], walks: u64) -> u64 {
+    dyngc_reference::collatz(x)
+        .iter()
+        .map(|&s| walks * (s as u64 + 1))
+        .sum()
+}
+
 #[test]
 fn collatz_random() {
-    let x = support::collatz_inputs(1000, 10_000, 2);
-    let walks: u64 = dyngc_reference::collatz(&x).iter().map(|&s| s as u64 + 1).sum();
+    let x = support::collatz_inputs(4000, 10_000, 2);
     // One worker with fuel 2 runs one claim and one batch per launch, at most a batch of lanes
     // times their unit budget: fewer units than these walks take, so its launches end with
     // carries or indices still on its stack. (More workers may each finish their piece of the
     // entry range in one batch.)
-    let one_batch = u64::from(DEFAULT_LANES * dyngc_codegen::LANE_UNITS);
-    assert!(walks > one_batch, "{walks} units fit in one batch of {one_batch}");
-    let case = support::collatz_case("1000 values below 10,000", x);
+    past_one_batch(walk_units(&x, 1));
+    let case = support::collatz_case("4000 values below 10,000", x);
     check_matrix(&case, false, &|combo, o| {
         // `step` loops through `become` only: carries stay on the worker's stack, never fall back.
         let fallbacks = stat(&o.stats, "fallback_spawns")?;
@@ -507,8 +521,9 @@ fn collatz_random() {
 /// unit budget, so some are held and staged as carries.
 #[test]
 fn self_loops_with_spawns_and_without_payload() {
-    let x = support::collatz_inputs(600, 100_000, 5);
-    let case = support::self_loops_case("600 values below 100,000", x);
+    let x = support::collatz_inputs(3000, 100_000, 5);
+    past_one_batch(walk_units(&x, 1));
+    let case = support::self_loops_case("3000 values below 100,000", x);
     check_matrix(&case, false, &no_extra);
 }
 
@@ -517,8 +532,10 @@ fn self_loops_with_spawns_and_without_payload() {
 /// through the refill. Walks of values up to 100,000 run past the lane's unit budget.
 #[test]
 fn refills_from_the_window() {
-    let x = support::collatz_inputs(900, 100_000, 11);
-    let case = support::refills_case("900 values below 100,000", x);
+    let x = support::collatz_inputs(3000, 100_000, 11);
+    // Two walks of two elements in three.
+    past_one_batch(walk_units(&x, 2) / 3 * 2);
+    let case = support::refills_case("3000 values below 100,000", x);
     check_matrix(&case, false, &no_extra);
 }
 
@@ -528,12 +545,10 @@ fn refills_from_the_window() {
 /// carries are held when the budget is spent.
 #[test]
 fn unrolled_chains() {
-    let x = support::collatz_inputs(600, 100_000, 17);
-    let walks: u64 = dyngc_reference::collatz(&x).iter().map(|&s| 2 * (s as u64 + 1)).sum();
-    let one_batch = u64::from(DEFAULT_LANES * dyngc_codegen::LANE_UNITS);
-    assert!(walks > one_batch, "{walks} units fit in one batch of {one_batch}");
+    let x = support::collatz_inputs(1500, 100_000, 17);
+    past_one_batch(walk_units(&x, 2));
     check_matrix(
-        &support::unrolled_chains_case("600 values below 100,000", x),
+        &support::unrolled_chains_case("1500 values below 100,000", x),
         false,
         &no_extra,
     );
