@@ -2,8 +2,8 @@
 # Makes session 18's hand-edited kernels (README.md) in bench/h200/s17/V/ (git-ignored there), for
 # bench/h200/s17/collatz.sh: G is `dyngc build examples/collatz.dyn` of 942530a (built in a
 # temporary worktree), V = G + collatz-V.patch; LB, L4, L16 are G and U4B is U4 with
-# `DYN_LANE_UNITS` set to 2^30, 4096 and 16384; GU is this checkout's build and GU4 is GU with
-# 4096. C1 (here, in C1/) is compact.wgsl of 942530a and C4 the same with 4096.
+# `DYN_LANE_UNITS` set to 2^30, 4096 and 16384; GU is the build of 9577fe2 (the copies, 1,024
+# units a batch) and GU4 is GU with 4096. C1 (here, in C1/) is compact.wgsl of 942530a and C4 the same with 4096.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -13,7 +13,9 @@ git -C "$root" worktree add --quiet --detach "$tree" 942530a
 (cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/G" >/dev/null \
   && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/compact.dyn -o "$here/C1" >/dev/null)
 git -C "$root" worktree remove --force "$tree"
-(cd "$root" && cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/GU" >/dev/null)
+git -C "$root" worktree add --quiet --detach "$tree" 9577fe2
+(cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/GU" >/dev/null)
+git -C "$root" worktree remove --force "$tree"
 for p in "$here"/collatz-*.patch; do
   v="$(basename "$p" .patch)"; v="${v#collatz-}"
   mkdir -p "$out/$v"
