@@ -367,9 +367,7 @@ fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>
     if refilled.is_some() && declared.iter().any(|n| n == "atomicAdd") {
         return None;
     }
-    // `dyn_again` is still set after a refilled carry's units: clear it on the way out.
-    let leave = "dyn_again = false; break;";
-    let end = refill("continue;", leave);
+    let end = refill("continue;", "break;");
     let carry = format!(
         "if ((dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{ {keep}dyn_again = true; break; }} dyn_lane_ran += 1u; continue;"
     );
@@ -499,9 +497,11 @@ dyn_lane_ran += 1u;
             format!("{{\n{bind}{body}\n}}")
         }
         None => {
+            // The feeder's `become` set `dyn_again`; its carry is taken here, so it is cleared:
+            // set, it would read as a carry the loop stopped on, and be held and run again.
             let copy = carry_var.map_or(String::new(), |v| format!("{v} = dyn_next_{}; ", r.chain));
             format!(
-                "dyn_again = false;\ndyn_stage_{}(0u, dyn_win_lo + dyn_k);\nif (!dyn_again) {{ {leave} }}\n{copy}{carry}",
+                "dyn_again = false;\ndyn_stage_{}(0u, dyn_win_lo + dyn_k);\nif (!dyn_again) {{ {leave} }}\n{copy}dyn_again = false; {carry}",
                 feeder.name
             )
         }
