@@ -594,7 +594,11 @@ fn dyn_plan(me: u32) {
     atomicStore(&dyn_wg_finished, 0u);
     dyn_wg_exhausted = 0u;
     dyn_wg_split = 0u;
-    if (atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
+    // With frames on its stack a worker reads `done` only every DYN_DONE_POLL steps: only a
+    // kernel error (dyn_fail) sets it while frames are pending anywhere, and a round trip to
+    // memory a batch is worth more than stopping a few batches sooner after an error.
+    let polls = dyn_wg_stack.top == dyn_wg_stack.bottom || dyn_wg_fuel % DYN_DONE_POLL == 0u;
+    if (polls && atomicLoad(&dyn_control[DYN_C_DONE]) != 0u) {
         dyn_wg_cmd[0] = DYN_CMD_EXIT;
         return;
     }
@@ -852,11 +856,15 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
 fn dyn_range_taken(me: u32, cmd: array<u32, 4>) {
     let f = dyn_stack_frame(me, cmd[1]);
     let lo = cmd[3] + min(atomicLoad(&dyn_wg_next), cmd[2]);
-    atomicStore(&dyn_arena[f + DYN_F_LO], lo);
     if (lo == atomicLoad(&dyn_arena[f + DYN_F_HI])) {
+        // Nothing is stored into a frame that leaves: the batch's new frames are written over
+        // it by other lanes, and dyn_publish has no storage fence in between unless it writes
+        // ring slots.
         dyn_wg_stack.top = cmd[1];
         dyn_wg_exhausted = 1u;
+        return;
     }
+    atomicStore(&dyn_arena[f + DYN_F_LO], lo);
 }
 
 // ---- docs/executor.md, "Units in registers" ----
@@ -1139,7 +1147,7 @@ fn dyn_defer(stage: u32, index: u32) {
 // thief gets the work nearest the root, as in work stealing), then this batch's children.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     // Lane 0's, kept across the scan: the home head read for the lend budget (used by the
-    // reservation; unused when nothing is offered), and the old frames offered.
+    // reservation), and the old frames offered.
     var head = 0u;
     var old = 0u;
     if (lid == 0u) {
@@ -1154,11 +1162,12 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let untouched = touched - min(touched, dyn_wg_stack.bottom);
         // Keyed hints always go to the ring when it has room (a mark without an entry waits
         // for a sweep); old frames and children only as far as the ring is short of work.
+        // Both words in one round trip (they share a line), before anything waits for either.
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
+        head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         if (keyed + lent + untouched > 0u) {
-            head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
             let budget = dyn_lend_budget(tail, head);
             // One old frame a batch: more made collatz's carries shuttle between two workers'
             // stacks through the ring on SwiftShader (docs/performance.md, "Session 14").
@@ -1209,11 +1218,15 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept);
     }
     let post = workgroupUniformLoad(&dyn_wg_post);
-    // Acquire: the reserved slots' previous frames were fully read before their consumers
-    // marked them free; order our frame writes after that.
-    storageBarrier();
     let carries = post[0];
     let to_ring = post[1];
+    // Acquire: the reserved slots' previous frames were fully read before their consumers
+    // marked them free; order our frame writes after that. Without ring slots, nothing to order:
+    // the stack's frames were read in this batch before the barrier after its units, and the
+    // next batch reads the new ones after the barrier at the top of the loop.
+    if (to_ring > 0u) {
+        storageBarrier();
+    }
     let kept = post[2];
     let ticket = post[3];
     let base = post[4];
@@ -1247,7 +1260,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], word);
     }
     // Release: the frames above are visible before any state says "published".
-    storageBarrier();
+    if (to_ring > 0u) {
+        storageBarrier();
+    }
     for (var n = lid; n < to_ring; n += DYN_WG) {
         let t = ticket + n;
         atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + 1u);

@@ -18,6 +18,10 @@ pub const STAGING_BUDGET: u32 = 12 * 1024;
 /// before it leaves the launch. A change of `pending` (others are making progress, so work may
 /// be lent soon) starts the count again; fuel still bounds the loop.
 pub const IDLE_LIMIT: u32 = 64;
+/// Plan steps between a busy worker's reads of the `done` flag: with frames on its stack only a
+/// kernel error can have set it, so the worker reads it on an empty stack and every this many
+/// steps otherwise, and saves a round trip to memory in the other batches.
+pub const DONE_POLL: u32 = 16;
 /// Attempts of a ring reservation or claim before a worker reports no room / nothing there. A
 /// reservation that loses a race moves on to the next shard, so a loss needs this many races in
 /// a row on different shards; a frame that finds no room stays on the stack.
@@ -361,6 +365,7 @@ impl Layout {
         c("STAGING_WORDS", self.staging_words);
         c("STACK_FRAMES", self.stack_frames);
         c("IDLE_LIMIT", IDLE_LIMIT);
+        c("DONE_POLL", DONE_POLL);
         c("SWEEP_WORDS", SWEEP_WORDS);
         c("CAS_ATTEMPTS", CAS_ATTEMPTS);
         c("LANE_UNITS", LANE_UNITS);

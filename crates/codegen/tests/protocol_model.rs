@@ -432,7 +432,8 @@ impl Sys {
     }
 
     /// The ring half of `dyn_publish`, after `dyn_ring_reserve` returned `ticket` of `shard`:
-    /// `storageBarrier()`, frame words, `storageBarrier()`, "published" states.
+    /// `storageBarrier()`, frame words, `storageBarrier()`, "published" states; nothing at all
+    /// when no frame goes to the ring (`dyn_publish` skips both barriers then too).
     fn publish_frames(&self, shard: u32, ticket: u32, frames: &[Frame]) {
         if frames.is_empty() {
             return;
