@@ -301,7 +301,7 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
     let refill = refilled.map_or_else(String::new, |r| {
         // The loop's own names are all the generator's: nothing of the feeder's can be captured.
         let carry_var = st.payload.as_ref().map(|_| "dyn_p");
-        let step = refill_step(program, r, &[], carry_var, "continue;", "break;");
+        let step = refill_step(program, r, carry_var, "continue;", "break;");
         format!("\nif (!dyn_again) {{\n{step}\n}}")
     });
     format!(
@@ -329,21 +329,18 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
 /// ([`unrolled_chain_case`]). `None` when the body's exits cannot reach the loop.
 fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>) -> Option<String> {
     let st = &program.stages[stage];
-    let (_, declared) = dyngc_ir::wgsl::body_names(program, st);
     let carry_var = st.payload.as_ref().map(|_| "dyn_p");
     let keep = if st.payload.is_some() {
         format!("dyn_next_{stage} = dyn_p; ")
     } else {
         String::new()
     };
+    // Written once, after the loop of the body's units: outside the body's scope, so no name the
+    // body declares can capture one the refill or the feeder's body uses.
     let refill = |take: &str, leave: &str| {
         refilled.map_or_else(
             || leave.to_string(),
-            |r| {
-                let mut scope: Vec<&str> = declared.iter().map(String::as_str).collect();
-                scope.extend(st.payload.as_ref().map(|(n, _)| n.as_str()));
-                refill_step(program, r, &scope, carry_var, take, leave)
-            },
+            |r| refill_step(program, r, carry_var, take, leave),
         )
     };
     let mut start = String::new();
@@ -362,12 +359,6 @@ fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>
             "{start}dyn_again = false;\n            {case}\n            {hold}"
         ));
     }
-    // Here the refill is written where the body's names are in scope, and its `atomicAdd` is the
-    // one WGSL built-in it calls: a body that declares that name keeps its function.
-    if refilled.is_some() && declared.iter().any(|n| n == "atomicAdd") {
-        return None;
-    }
-    let end = refill("continue;", "break;");
     let carry = format!(
         "if ((dyn_held != DYN_HELD_NONE) | dyn_lane_staged | (dyn_lane_ran >= DYN_LANE_UNITS)) {{ {keep}dyn_again = true; break; }} dyn_lane_ran += 1u; continue;"
     );
@@ -375,14 +366,19 @@ fn inline_chain_case(program: &Program, stage: StageId, refilled: Option<Refill>
         carries: &|k| is_self_carry(program, k),
         carry_var,
         carry: &carry,
-        end: &end,
+        end: "break;",
         fall_through: false,
     };
     let body = dyngc_ir::wgsl::chain_body(program, st, &how)?;
+    let step = refill("continue;", "break;");
     Some(format!(
         "{start}dyn_again = false;
             loop {{
-                {bind}{body}
+                loop {{
+                    {bind}{body}
+                }}
+                if (dyn_again) {{ break; }}
+                {step}
             }}
             {hold}"
     ))
@@ -443,17 +439,10 @@ fn unrolled_chain_case(
 /// `dyn_run_units` moves to the feeder's count), then `take` with its carry in the chain's
 /// variable. `leave` (a `break` of the chain's loop) when the lane leaves the loop as the generic
 /// loop would (window empty, something held or staged, budget spent) or when that unit ends
-/// without its `become` (`dyn_run_units` then takes the next index). Written out where it is
-/// used: a call there cost SwiftShader a fifth of collatz's time (docs/performance.md, session
-/// 17).
-fn refill_step(
-    program: &Program,
-    r: Refill,
-    scope: &[&str],
-    carry_var: Option<&str>,
-    take: &str,
-    leave: &str,
-) -> String {
+/// without its `become` (`dyn_run_units` then takes the next index). Written out after the
+/// body's units, outside their scope: a call there cost SwiftShader a fifth of collatz's time
+/// (docs/performance.md, session 17).
+fn refill_step(program: &Program, r: Refill, carry_var: Option<&str>, take: &str, leave: &str) -> String {
     // The chain's counter: the window's (kept by the `become`) or a new one.
     let rec = if program.edges[r.site].recursion == RecursionStep::Reset {
         "0u"
@@ -469,13 +458,9 @@ dyn_refills += 1u;
 dyn_lane_ran += 1u;
 "
     );
-    // The feeder's body, written here too unless a name it uses is taken by one in `scope`.
+    // The feeder's body, written here too where its exits can reach the loop.
     let feeder = &program.stages[r.feeder];
     let carry = format!("dyn_lane_ran += 1u; {take}");
-    let (used, _) = dyngc_ir::wgsl::body_names(program, feeder);
-    let captured = scope
-        .iter()
-        .any(|n| used.contains(*n) && feeder.index.as_deref() != Some(*n));
     let how = dyngc_ir::wgsl::ChainLoop {
         carries: &|k| k == r.site,
         carry_var,
@@ -483,12 +468,7 @@ dyn_lane_ran += 1u;
         end: leave,
         fall_through: false,
     };
-    let inline = if captured {
-        None
-    } else {
-        dyngc_ir::wgsl::chain_body(program, feeder, &how)
-    };
-    let run = match inline {
+    let run = match dyngc_ir::wgsl::chain_body(program, feeder, &how) {
         Some(body) => {
             let bind = feeder
                 .index

@@ -306,9 +306,9 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
         returns.contains("dyn_wg_next"),
         "chain_returns's chain is not refilled:\n{returns}"
     );
-    // The feeder's body is written into the refill too (its own case still calls it), unless a
-    // name it uses is one the chain's body declares: refills' `walk` has a local `x`, the input
-    // `feed` reads.
+    // The feeder's body is written into the refill too (its own case still calls it), after the
+    // chain body's scope: refills' `walk` has a local `x`, the input `feed` reads. A feeder whose
+    // `return` sits in a loop is called: unrolled_chains' `pair`.
     let calls = |text: &str, feeder: &str| text.matches(&format!("dyn_stage_{feeder}(")).count();
     assert_eq!(
         calls(&collatz, "start"),
@@ -325,7 +325,7 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
         !refills.contains("dyn_stage_walk("),
         "refills' chain calls its stage:\n{refills}"
     );
-    assert_eq!(calls(&refills, "feed"), 2, "refills' refill took `x`:\n{refills}");
+    assert_eq!(calls(&refills, "feed"), 1, "refills' refill calls `feed`:\n{refills}");
     // A body whose only sites are its own tail `become`s, ending every path in one or in a
     // `return`, is written CHAIN_UNROLL times; a chain that spawns, or that can fall off its
     // body's end, is written once.
@@ -334,14 +334,20 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
     let unrolled = execute(&root.join("tests/programs/unrolled_chains.dyn"));
     assert_eq!(unrolled.matches("&steps[").count(), unroll, "walk:\n{unrolled}");
     assert_eq!(unrolled.matches("&ticks").count(), unroll, "countdown:\n{unrolled}");
+    assert_eq!(
+        calls(&unrolled, "pair"),
+        2,
+        "unrolled_chains' refill wrote `pair` out:\n{unrolled}"
+    );
     let self_loops = execute(&root.join("tests/programs/self_loops.dyn"));
     assert_eq!(self_loops.matches("&ticks").count(), 1, "tick:\n{self_loops}");
     assert_eq!(self_loops.matches("steps[").count(), 1, "walk:\n{self_loops}");
 }
 
 /// A chain's body written into `dyn_execute` may use any name a user may: the case's own names
-/// are all in the generator's namespace, and a local named as the one WGSL built-in the refill
-/// calls keeps the body in its function. Each variant must generate a kernel that validates.
+/// are all in the generator's namespace, and the refill is outside the body's scope, so even a
+/// local named as the WGSL built-in it calls is written in. Each variant must generate a kernel
+/// that validates.
 #[test]
 fn chain_bodies_written_into_the_loop_keep_their_names() {
     let program = |locals: &str, tail: &str| {
@@ -386,9 +392,11 @@ entry start(len(x));
         );
         assert_eq!(inlined.matches("steps[").count(), copies, "{tail:?}:\n{inlined}");
     }
-    let kept = execute(&program("let atomicAdd = 7u;", ""));
+    // The refill after the loop calls `atomicAdd` outside the body's scope: a local of that
+    // name (legal WGSL) cannot shadow it (naga rejects the module if it does).
+    let shadowing = execute(&program("let atomicAdd = 7u;", ""));
     assert!(
-        kept.contains("dyn_stage_step("),
-        "a local `atomicAdd` was written into the loop:\n{kept}"
+        !shadowing.contains("dyn_stage_step("),
+        "a local `atomicAdd` made the loop call `step`:\n{shadowing}"
     );
 }

@@ -367,27 +367,3 @@ pub fn chain_body(program: &Program, stage: &Stage, how: &ChainLoop) -> Option<S
     }
     Some(out.text)
 }
-
-/// The identifiers a stage body uses and the names it declares (`let`, `var`, `const`): what
-/// the code generator checks before it writes the body where other names are in scope.
-pub fn body_names(program: &Program, stage: &Stage) -> (std::collections::BTreeSet<String>, Vec<String>) {
-    let text = &program.source[stage.body.span.clone()];
-    let words: Vec<&str> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
-        .collect();
-    let declared = words
-        .windows(2)
-        .filter(|w| matches!(w[0], "let" | "var" | "const"))
-        // `var<function> x`: the address space is the next word, the name after it.
-        .map(|w| w[1])
-        .filter(|w| !matches!(*w, "function" | "private" | "workgroup"))
-        .map(str::to_string)
-        .collect::<Vec<_>>();
-    let templated = words
-        .windows(3)
-        .filter(|w| w[0] == "var" && matches!(w[1], "function" | "private" | "workgroup"))
-        .map(|w| w[2].to_string());
-    let declared = declared.into_iter().chain(templated).collect();
-    (words.into_iter().map(str::to_string).collect(), declared)
-}
