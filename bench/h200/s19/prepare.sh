@@ -29,36 +29,34 @@ variant K4U16 4 16
 variant K4U128 4 128
 # WU, K4WU: K0 and K4 without the workgroup atomic that counts a lane's run of units at each change
 # of stage (units_per_stage comes out short; the bench does not read it), to weigh that atomic.
-wu() { # wu FROM TO
-  mkdir -p "$here/V/$2"
-  python3 - "$here/V/$1/tree.wgsl" "$here/V/$2/tree.wgsl" <<'PY'
-import sys
-s = open(sys.argv[1]).read()
-old = "let _e60 = atomicAdd((&dyn_wg_units[_e57]), _e59);"
-assert s.count(old) == 1
-open(sys.argv[2], "w").write(s.replace(old, ""))
-PY
-}
-wu K0 WU
-wu K4 K4WU
 # WD0, WD4: K0 and K4 with tree's per_depth counted in workgroup memory and added to the buffer
 # once per worker and launch (the same result), to weigh the user's global atomic per node.
-wd() { # wd FROM TO
-  mkdir -p "$here/V/$2"
-  python3 - "$here/V/$1/tree.wgsl" "$here/V/$2/tree.wgsl" <<'PY'
+edit() { # edit wu|wd FROM TO
+  mkdir -p "$here/V/$3"
+  python3 - "$1" "$here/V/$2/tree.wgsl" "$here/V/$3/tree.wgsl" <<'PY'
 import sys
-s = open(sys.argv[1]).read()
-old = "atomicAdd((&per_depth[n_2.depth]), 1u);"
-assert s.count(old) == 1
-s = s.replace(old, "atomicAdd((&dyn_wd[n_2.depth]), 1u);")
-s = s.replace("\nfn pcg(", "\nvar<workgroup> dyn_wd: array<atomic<u32>, 25>;\n\nfn pcg(", 1)
-exit_barrier = "    }\n    workgroupBarrier();\n    if (lid == 0u) {\n        let _e"
-i = s.rindex(exit_barrier)
-j = i + len("    }\n    workgroupBarrier();\n")
-flush = "    for (var d = lid; d < 25u; d += 64u) {\n        let v = atomicLoad(&dyn_wd[d]);\n        if (v != 0u) {\n            atomicAdd(&per_depth[d], v);\n        }\n    }\n"
-s = s[:j] + flush + s[j:]
-open(sys.argv[2], "w").write(s)
+mode, src, dst = sys.argv[1:]
+s = open(src).read()
+if mode == "wu":
+    old = "let _e60 = atomicAdd((&dyn_wg_units[_e57]), _e59);"
+    assert s.count(old) == 1
+    s = s.replace(old, "")
+else:
+    old = "atomicAdd((&per_depth[n_2.depth]), 1u);"
+    assert s.count(old) == 1
+    s = s.replace(old, "atomicAdd((&dyn_wd[n_2.depth]), 1u);")
+    s = s.replace("\nfn pcg(", "\nvar<workgroup> dyn_wd: array<atomic<u32>, 25>;\n\nfn pcg(", 1)
+    exit_barrier = "    }\n    workgroupBarrier();\n"
+    i = s.rindex(exit_barrier + "    if (lid == 0u) {\n        let _e") + len(exit_barrier)
+    flush = (
+        "    for (var d = lid; d < 25u; d += 64u) {\n        let v = atomicLoad(&dyn_wd[d]);\n"
+        "        if (v != 0u) {\n            atomicAdd(&per_depth[d], v);\n        }\n    }\n"
+    )
+    s = s[:i] + flush + s[i:]
+open(dst, "w").write(s)
 PY
 }
-wd K0 WD0
-wd K4 WD4
+edit wu K0 WU
+edit wu K4 K4WU
+edit wd K0 WD0
+edit wd K4 WD4
