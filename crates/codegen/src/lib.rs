@@ -18,7 +18,7 @@ use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
 // Quoted by docs/executor.md's prose, which tests/examples.rs checks against them.
 pub use layout::{
-    CHAIN_LENGTH, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS, MIN_RING_SLOTS, QUEUE_WORDS,
+    CHAIN_LENGTH, DONE_POLL, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS, MIN_RING_SLOTS, QUEUE_WORDS,
     WORKGROUP_MEMORY,
 };
 pub use schedule::{LEAF_DISPATCH_WG, SPAWNER_DISPATCH_WG};

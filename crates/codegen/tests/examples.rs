@@ -169,6 +169,7 @@ fn executor_doc_quotes_the_code_constants() {
         format!("{}-word block in the control block", cg::QUEUE_WORDS),
         format!("`DYN_MAX_DISPATCH_GROUPS` ({})", cg::MAX_DISPATCH_GROUPS),
         format!("a chain of {} such", cg::CHAIN_LENGTH),
+        format!("`DYN_DONE_POLL` ({}) plan steps", cg::DONE_POLL),
         // "Streams".
         format!(
             "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
