@@ -309,7 +309,8 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
     );
     // The feeder's body is written into the refill too (its own case still calls it), after the
     // chain body's scope: refills' `walk` has a local `x`, the input `feed` reads. A feeder whose
-    // `return` sits in a loop is called: unrolled_chains' `pair`.
+    // `return` or `become` sits in a loop is called: after copies (unrolled_chains' `pair`), one
+    // copy (self_loops' `start`) and a called chain (chain_returns' `start`).
     let calls = |text: &str, feeder: &str| text.matches(&format!("dyn_stage_{feeder}(")).count();
     assert_eq!(
         calls(&collatz, "start"),
@@ -318,8 +319,14 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
     );
     assert_eq!(
         calls(&returns, "start"),
-        1,
-        "chain_returns's refill calls `start`:\n{returns}"
+        2,
+        "chain_returns's refill wrote `start` out:\n{returns}"
+    );
+    let self_loops = execute(&root.join("tests/programs/self_loops.dyn"));
+    assert_eq!(
+        calls(&self_loops, "start"),
+        2,
+        "self_loops' refill wrote `start` out:\n{self_loops}"
     );
     let refills = execute(&root.join("tests/programs/refills.dyn"));
     assert!(
@@ -340,7 +347,6 @@ fn chain_bodies_are_inlined_where_their_exits_reach_the_loop() {
         2,
         "unrolled_chains' refill wrote `pair` out:\n{unrolled}"
     );
-    let self_loops = execute(&root.join("tests/programs/self_loops.dyn"));
     assert_eq!(self_loops.matches("&ticks").count(), 1, "tick:\n{self_loops}");
     assert_eq!(self_loops.matches("steps[").count(), 1, "walk:\n{self_loops}");
 }
