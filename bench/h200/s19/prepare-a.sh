@@ -5,9 +5,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 tree="$(mktemp -d)"
+# Its own target directory: the worktree build must not replace target/release/dyngc.
 git -C "$root" worktree add --quiet --detach "$tree" 1a1aaba
 for e in tree collatz bfs compact tessellate; do
-  (cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet --release -p dyngc -- build "examples/$e.dyn" -o "$here/A" >/dev/null)
+  (cd "$tree" && CARGO_TARGET_DIR="$root/target/worktree" cargo run --quiet --release -p dyngc -- build "examples/$e.dyn" -o "$here/A" >/dev/null)
 done
 git -C "$root" worktree remove --force "$tree"
 rm -f "$here"/A/*.json

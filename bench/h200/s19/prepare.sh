@@ -9,9 +9,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 tree="$(mktemp -d)"
+# Its own target directory: the worktree build must not replace target/release/dyngc.
 git -C "$root" worktree add --quiet --detach "$tree" 1a1aaba
 git -C "$tree" apply "$here/keep.patch"
-(cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet --release -p dyngc -- build examples/tree.dyn -o "$here/V/B" >/dev/null)
+(cd "$tree" && CARGO_TARGET_DIR="$root/target/worktree" cargo run --quiet --release -p dyngc -- build examples/tree.dyn -o "$here/V/B" >/dev/null)
 git -C "$root" worktree remove --force "$tree"
 variant() { # variant NAME KEEP UNITS
   mkdir -p "$here/V/$1"
