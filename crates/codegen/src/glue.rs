@@ -299,7 +299,6 @@ fn chain_case(program: &Program, partition: &Partition, stage: StageId) -> Strin
     // A unit that ended without a carry is followed by the window's next unit of the feeder
     // (docs/executor.md, "Refills").
     let refill = refilled.map_or_else(String::new, |r| {
-        // The loop's own names are all the generator's: nothing of the feeder's can be captured.
         let carry_var = st.payload.as_ref().map(|_| "dyn_p");
         let step = refill_step(program, r, carry_var, "continue;", "break;");
         format!("\nif (!dyn_again) {{\n{step}\n}}")
