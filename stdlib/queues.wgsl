@@ -11,7 +11,7 @@
 //
 // Queue q's control block, DYN_QUEUE_WORDS words from DYN_C_QUEUES + q * DYN_QUEUE_WORDS:
 const DYN_Q_ARGS: u32 = 0u;    // x, y, z: the indirect arguments of the queue's next dispatch
-const DYN_Q_FRAMES: u32 = 3u;  // frames taken (never above the ring's slot count at rest)
+const DYN_Q_FRAMES: u32 = 3u;  // frames taken (never above the capacity at rest)
 const DYN_Q_CURSOR: u32 = 4u;  // the next frame a workgroup takes (past the count once drained)
 const DYN_Q_CHUNKS: u32 = 5u;  // chunks queued since the last dispatch: its workgroup count
 const DYN_Q_LEFT: u32 = 6u;    // workgroups of the running dispatch that have finished
@@ -50,14 +50,24 @@ fn dyn_dispatch_groups() -> u32 {
     return select(min(cap, DYN_MAX_DISPATCH_GROUPS), DYN_MAX_DISPATCH_GROUPS, cap == 0u);
 }
 
+// The frames a queue holds: every frame the arena gives it (as many as the ring has slots), or,
+// when `capped`, the host's cap (`queue_frames` in the parameter uniform, 0: none). A CPU
+// device runs a one-lane target's spawns on the spawner's lane sooner than through a dispatch,
+// and caps its queue; a wide target's overflow goes to the persistent kernel, slower anywhere.
+fn dyn_queue_capacity(capped: bool) -> u32 {
+    let cap = dyn_params.dyn_queue_frames;
+    return select(dyn_params.dyn_ring_slots, min(cap, dyn_params.dyn_ring_slots), capped && cap != 0u);
+}
+
 // Any lane of any kernel: a frame of queue q for indices 0..n of `stage`, whose kernel takes
-// `chunk` indices at a time. Returns the frame's first payload word, or DYN_QUEUE_FULL: then
-// the caller runs the indices itself.
-fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32) -> u32 {
+// `chunk` indices at a time; `capped`: the host's `queue_frames` applies (one-lane targets).
+// Returns the frame's first payload word, or DYN_QUEUE_FULL: then the caller runs the indices
+// itself.
+fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32, capped: bool) -> u32 {
     let i = atomicAdd(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 1u);
-    if (i >= dyn_params.dyn_ring_slots) {
+    if (i >= dyn_queue_capacity(capped)) {
         // Give the count back, so the queue reads full only while it is: the counter then never
-        // drops below the slot count while any pusher is past it, and no slot is handed out twice.
+        // drops below the capacity while any pusher is past it, and no frame is handed out twice.
         atomicSub(&dyn_control[dyn_queue_word(q, DYN_Q_FRAMES)], 1u);
         atomicAdd(&dyn_control[DYN_C_FALLBACKS], 1u);
         return DYN_QUEUE_FULL;

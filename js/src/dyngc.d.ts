@@ -115,7 +115,7 @@ export interface ErrorInfo {
 }
 
 export interface Executor {
-  config: { workers: number; ring_slots: number; fuel: number; dispatch_groups: number };
+  config: { workers: number; ring_slots: number; fuel: number; dispatch_groups: number; queue_frames: number };
   params_size: number;
   lengths: { binding: string; offset: number }[];
   arena: {
@@ -214,6 +214,8 @@ export interface RunOptions {
   chain?: number;
   /** The most workgroups one dispatch of the partitioned schedule launches (default 0: no cap). A CPU adapter runs much sooner with a few per thread. */
   dispatchGroups?: number;
+  /** The most frames each queue of a one-lane dispatched stage holds (default 0: every frame the arena gives it). A full queue's spawns run on the spawner's lane, which a CPU adapter runs sooner: give it 1. */
+  queueFrames?: number;
   /** Window of every stream output in elements (default: twice its `min_capacity` per lane in flight, at least 2^20), raised to its `min_capacity`, capped by the device and the counter's range. */
   streamCapacity?: number;
   /** Takes every drained chunk of a stream (whole elements, never empty) instead of collecting it for `read`. */

@@ -285,7 +285,7 @@ function paramBits(scalar, value) {
 
 /** One run of a program: its buffers, the launch chain and the control block's readback. */
 export class Run {
-  constructor(program, { inputs = {}, params = {}, arena, workers, fuel, chain, dispatchGroups, streamCapacity: capacity, onStream } = {}) {
+  constructor(program, { inputs = {}, params = {}, arena, workers, fuel, chain, dispatchGroups, queueFrames, streamCapacity: capacity, onStream } = {}) {
     const m = program.manifest;
     const ex = m.executor;
     this.program = program;
@@ -297,6 +297,8 @@ export class Run {
     this.requestedWorkers = workers ?? ex.defaults.workers;
     this.dispatchGroups = dispatchGroups ?? 0;
     if (!(Number.isInteger(this.dispatchGroups) && this.dispatchGroups >= 0)) throw new RangeError('dispatchGroups is a count of workgroups (0: no cap)');
+    this.queueFrames = queueFrames ?? 0;
+    if (!(Number.isInteger(this.queueFrames) && this.queueFrames >= 0)) throw new RangeError('queueFrames is a count of frames (0: every frame the arena gives a queue)');
     if (!(this.fuel >= 1 && this.chain >= 1 && this.requestedWorkers >= 1)) throw new RangeError('fuel, chain and workers are at least 1');
     for (const name of Object.keys(inputs)) {
       if (!m.bindings.some((b) => b.role === 'input' && b.name === name)) throw new Error(`\`${name}\` is not an input of \`${m.name}\``);
@@ -413,6 +415,7 @@ export class Run {
     uniform.setUint32(ex.config.ring_slots, this.ringSlots, true);
     uniform.setUint32(ex.config.fuel, this.fuel, true);
     uniform.setUint32(ex.config.dispatch_groups, this.dispatchGroups, true);
+    uniform.setUint32(ex.config.queue_frames, this.queueFrames, true);
     for (const p of m.params) uniform.setUint32(p.offset, this.params.get(p.name), true);
     for (const l of ex.lengths) uniform.setUint32(l.offset, Number(this.lengths.get(l.binding) ?? 0n), true);
     for (const st of ex.streams ?? []) uniform.setUint32(st.capacity_offset, this.streamCapacities[st.binding], true);

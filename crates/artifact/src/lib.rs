@@ -368,6 +368,11 @@ pub struct ConfigLayout {
     /// zeroed uniform leaves it, means `MAX_DISPATCH_GROUPS`. A CPU device wants few: it starts
     /// each workgroup at a cost and runs only a few at a time.
     pub dispatch_groups: u32,
+    /// The most frames each queue of a one-lane dispatched stage holds at a time (`u32`); 0, as
+    /// a zeroed uniform leaves it, means every frame the arena gives it (`ring_slots`). A spawn
+    /// that finds such a queue full runs its indices on the spawner's lane (docs/executor.md,
+    /// "Partitioned schedule"), which a CPU device runs sooner than the queue's dispatch.
+    pub queue_frames: u32,
 }
 
 /// The arena is one `array<atomic<u32>>`:

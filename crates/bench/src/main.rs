@@ -85,6 +85,10 @@ pub struct RunArgs {
     /// cap (what `dyngc run` uses on a GPU; on a CPU device it passes two per host thread).
     #[arg(long)]
     pub dispatch_groups: Option<u32>,
+    /// dyngc: the most frames each queue of a one-lane dispatched stage holds; default every
+    /// frame the arena gives it (what `dyngc run` uses on a GPU; on a CPU device it passes 1).
+    #[arg(long)]
+    pub queue_frames: Option<u32>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.
     #[arg(long, default_value_t = 65536)]
     pub retry_min_items: u64,

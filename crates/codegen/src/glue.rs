@@ -529,8 +529,9 @@ fn queue_push(program: &Program, d: &Dispatch, q: u32, kind: EdgeKind, out: &mut
     };
     let _ = writeln!(
         out,
-        "    let queued = dyn_queue_push({q}u, {to}u, {count}, {}u);\n    if (queued != DYN_QUEUE_FULL) {{\n        let o = queued;",
-        d.chunk()
+        "    let queued = dyn_queue_push({q}u, {to}u, {count}, {}u, {});\n    if (queued != DYN_QUEUE_FULL) {{\n        let o = queued;",
+        d.chunk(),
+        !d.wide
     );
     match &target.payload {
         Some((_, t)) => pack(program, t, "p", PayloadSink::Arena, &mut 0, out),
@@ -904,9 +905,10 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
     match partition.queue(entry.stage) {
         Some(q) => {
             let chunk = partition.dispatches[q as usize].chunk();
+            // The queue is empty: its first frame is taken whatever the host's cap.
             let _ = writeln!(
                 out,
-                "    let count = dyn_entry_count();\n    if (count > 0u) {{\n        _ = dyn_queue_push({q}u, {}u, count, {chunk}u);\n    }}\n    return true;\n}}\n",
+                "    let count = dyn_entry_count();\n    if (count > 0u) {{\n        _ = dyn_queue_push({q}u, {}u, count, {chunk}u, false);\n    }}\n    return true;\n}}\n",
                 entry.stage
             );
         }
@@ -1077,7 +1079,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
 /// The uniform struct: executor configuration, then user parameters, array lengths and stream
 /// window capacities.
 pub fn params_struct(program: &Program) -> String {
-    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_dispatch_groups: u32,\n");
+    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_dispatch_groups: u32,\n    dyn_queue_frames: u32,\n");
     for p in program.params.values() {
         let _ = writeln!(out, "    {}: {},", p.name, p.ty.wgsl());
     }

@@ -670,12 +670,16 @@ fn length_rule(program: &Program, e: &SizeExpr) -> art::LengthRule {
     }
 }
 
-/// Bytes of the parameter uniform: four config words, the parameters, the lengths, padded to 16.
+/// Bytes of the executor's config words at the start of the parameter uniform (`workers`,
+/// `ring_slots`, `fuel`, `dispatch_groups`, `queue_frames`: `glue::params_struct`).
+const CONFIG_BYTES: u32 = 20;
+
+/// Bytes of the parameter uniform: the config words, the parameters, the lengths, padded to 16.
 fn params_size(program: &Program) -> u32 {
-    (16 + 4 * param_fields(program)).next_multiple_of(16)
+    (CONFIG_BYTES + 4 * param_fields(program)).next_multiple_of(16)
 }
 
-/// 32-bit fields of the parameter uniform after the four config words: parameters, lengths and
+/// 32-bit fields of the parameter uniform after the config words: parameters, lengths and
 /// stream capacities.
 fn param_fields(program: &Program) -> u32 {
     (program.params.len() + glue::length_slots(program).count() + program.streams().len()) as u32
@@ -757,7 +761,7 @@ fn manifest(
         .map(|(i, p)| art::ParamInfo {
             name: p.name.clone(),
             scalar: scalar_kind(p.ty),
-            offset: 16 + 4 * i.index() as u32,
+            offset: CONFIG_BYTES + 4 * i.index() as u32,
             default: p.default.map(|l| l.bits),
         })
         .collect();
@@ -775,7 +779,7 @@ fn manifest(
         .enumerate()
         .map(|(i, r)| art::LengthSlot {
             binding: r.name.clone(),
-            offset: 16 + 4 * (program.params.len() + i) as u32,
+            offset: CONFIG_BYTES + 4 * (program.params.len() + i) as u32,
         })
         .collect();
     let bytes_per_worker = layout.bytes_per_worker();
@@ -816,6 +820,7 @@ fn manifest(
                 ring_slots: 4,
                 fuel: 8,
                 dispatch_groups: 12,
+                queue_frames: 16,
             },
             params_size: params_size(program),
             lengths,
@@ -868,7 +873,7 @@ fn manifest(
                     let (sub_windows_word, counts_word) = layout.stream_words(j as u32);
                     art::StreamInfo {
                         binding: program.resources[r].name.clone(),
-                        capacity_offset: 16
+                        capacity_offset: CONFIG_BYTES
                             + 4 * (program.params.len() + glue::length_slots(program).count() + j) as u32,
                         sub_windows_word,
                         counts_word,

@@ -21,6 +21,10 @@ const GPU_WORKERS: u32 = 1024;
 /// costs about half a millisecond there, even one that finds the work done: two per thread keep
 /// every thread busy (docs/performance.md, session 9).
 const CPU_WORKERS_PER_THREAD: u32 = 2;
+/// Frames each queue of a one-lane dispatched stage holds on a CPU device: a spawn that finds
+/// its queue full runs its indices on the spawner's lane, which SwiftShader runs 1.3-1.8x
+/// sooner than the queue's dispatch (triangle; docs/performance.md, session 20).
+const CPU_QUEUE_FRAMES: u32 = 1;
 
 fn runtime_failure(e: Error) -> Failure {
     if e.is_usage() {
@@ -199,6 +203,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     watch.phase("running");
     let mut setup = setup_for(arena, Some(workers));
     setup.dispatch_groups = cpu.then_some(workers);
+    setup.queue_frames = cpu.then_some(CPU_QUEUE_FRAMES);
     let mut run = executor.prepare(&gpu.queue, &setup).map_err(runtime_failure)?;
     let plan = run.plan();
     if args.workgroups.is_some() && plan.workers < plan.requested_workers {

@@ -113,13 +113,15 @@ struct Combo {
     ring_slots: Option<u32>,
     /// A cap on each dispatch's workgroups (`dispatch_groups`, as a CPU device gets).
     dispatch_groups: Option<u32>,
+    /// A cap on each queue's frames (`queue_frames`, as a CPU device gets).
+    queue_frames: Option<u32>,
 }
 
 impl fmt::Display for Combo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?}{}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}{}",
+            "{:?}{}, arena {:?} ({} bytes), {} workers requested, fuel {}{}{}{}{}",
             self.schedule,
             if self.lanes == DEFAULT_LANES {
                 String::new()
@@ -134,7 +136,9 @@ impl fmt::Display for Combo {
             self.ring_slots
                 .map_or_else(String::new, |r| format!(", ring of {r} slots")),
             self.dispatch_groups
-                .map_or_else(String::new, |g| format!(", dispatches of at most {g} workgroups"))
+                .map_or_else(String::new, |g| format!(", dispatches of at most {g} workgroups")),
+            self.queue_frames
+                .map_or_else(String::new, |q| format!(", queue frames capped at {q}"))
         )
     }
 }
@@ -164,6 +168,9 @@ fn combos_with_lanes(example: &str, lanes: u32) -> Vec<Combo> {
                         // One worker: every dispatch gets one workgroup too, which must still
                         // drain its whole queue.
                         dispatch_groups: (workers == 1).then_some(1),
+                        // Four workers in the large arena: queues of one frame, so that nearly
+                        // every spawn into a dispatched stage falls back while the ring is large.
+                        queue_frames: (workers == 4 && arena == Arena::Large).then_some(1),
                     });
                 }
             }
@@ -192,6 +199,7 @@ fn setup_for<'a>(case: &Case, inputs: &'a [(String, Vec<u8>)], combo: &Combo) ->
         setup.ring_slots(slots);
     }
     setup.dispatch_groups = combo.dispatch_groups;
+    setup.queue_frames = combo.queue_frames;
     setup
 }
 
@@ -440,8 +448,20 @@ fn error_combos(example: &str) -> Vec<Combo> {
 #[test]
 fn triangle_mixed_sizes() {
     let n = support::triangle_mixed(1500, 1);
+    let spawners = n.iter().filter(|&&k| k > 0).count() as u64;
     let case = support::triangle_case("mixed n, 1500 elements", n);
     check_matrix(&case, true, &|combo, o| {
+        // Queues of one frame (as a CPU device gets): `tri`'s dispatch pushes every element's
+        // `add` range before `add`'s dispatch drains any, so all but the first fall back.
+        if combo.schedule == Schedule::Partitioned && combo.queue_frames == Some(1) {
+            let fallbacks = stat(&o.stats, "fallback_spawns")?;
+            if fallbacks != spawners - 1 {
+                return Err(format!(
+                    "queues of one frame: {fallbacks} fallback spawns, expected {} (every element with children but one)",
+                    spawners - 1
+                ));
+            }
+        }
         // One worker with fuel 2 takes at most one batch (64 indices) of the entry range per
         // launch: with more than 128 elements it always leaves work on its stack. (Dispatched
         // stages need no fuel: they are on no cycle.)
@@ -834,6 +854,7 @@ fn exactly_once_on_engine_chosen_layouts() {
                             tiny_fuel,
                             ring_slots: Some(ring),
                             dispatch_groups: None,
+                            queue_frames: None,
                         });
                     }
                 }

@@ -69,6 +69,9 @@ pub struct Plan {
     /// The most workgroups a dispatch of the partitioned schedule launches; 0: no cap beyond
     /// the executor's own (`MAX_DISPATCH_GROUPS`).
     pub dispatch_groups: u32,
+    /// The most frames each queue of a one-lane dispatched stage holds: `ring_slots`, or fewer
+    /// where the caller capped it (`RunSetup::queue_frames`).
+    pub queue_frames: u32,
     /// Arena bytes asked for.
     pub requested_arena_bytes: u64,
     /// Arena bytes used: the workers' reserves plus the ring.
@@ -287,6 +290,13 @@ impl Plan {
         put(&mut uniform, ex.config.fuel, fuel);
         let dispatch_groups = setup.dispatch_groups.unwrap_or(0);
         put(&mut uniform, ex.config.dispatch_groups, dispatch_groups);
+        if setup.queue_frames == Some(0) {
+            return Err(Error::Option(
+                "queue_frames must be at least 1 (leave it unset for every frame the arena gives a queue)".into(),
+            ));
+        }
+        let queue_frames = setup.queue_frames.map_or(ring_slots, |n| n.min(ring_slots));
+        put(&mut uniform, ex.config.queue_frames, setup.queue_frames.unwrap_or(0));
         for (p, (_, v)) in manifest.params.iter().zip(&params) {
             put(&mut uniform, p.offset, *v);
         }
@@ -363,6 +373,7 @@ impl Plan {
             fuel,
             chain_length,
             dispatch_groups,
+            queue_frames,
             requested_arena_bytes,
             arena_bytes,
             params,
@@ -508,13 +519,13 @@ pub(crate) mod tests {
                 ParamInfo {
                     name: "source".into(),
                     scalar: ScalarKind::U32,
-                    offset: 16,
+                    offset: 20,
                     default: None,
                 },
                 ParamInfo {
                     name: "k".into(),
                     scalar: ScalarKind::U32,
-                    offset: 20,
+                    offset: 24,
                     default: Some(2),
                 },
             ],
@@ -547,16 +558,17 @@ pub(crate) mod tests {
                     ring_slots: 4,
                     fuel: 8,
                     dispatch_groups: 12,
+                    queue_frames: 16,
                 },
-                params_size: 32,
+                params_size: 48,
                 lengths: vec![
                     LengthSlot {
                         binding: "row_ptr".into(),
-                        offset: 24,
+                        offset: 28,
                     },
                     LengthSlot {
                         binding: "col_idx".into(),
-                        offset: 28,
+                        offset: 32,
                     },
                 ],
                 arena: ArenaLayout {
@@ -634,15 +646,18 @@ pub(crate) mod tests {
         assert_eq!(p.arena_bytes, 256 * 484 + p.ring_slots as u64 * 20);
         assert_eq!(p.buffer("dyn_arena").unwrap().bytes, p.arena_bytes);
         let u32_at = |o: usize| u32::from_le_bytes(p.uniform[o..o + 4].try_into().unwrap());
-        assert_eq!(p.uniform.len(), 32);
+        assert_eq!(p.uniform.len(), 48);
         assert_eq!(u32_at(0), 256);
         assert_eq!(u32_at(4), p.ring_slots);
         assert_eq!(u32_at(8), 1024);
-        assert_eq!(u32_at(16), 3);
-        assert_eq!(u32_at(20), 2);
+        // No queue cap asked for: 0 in the uniform, every slot in the plan.
+        assert_eq!(u32_at(16), 0);
+        assert_eq!(p.queue_frames, p.ring_slots);
+        assert_eq!(u32_at(20), 3);
+        assert_eq!(u32_at(24), 2);
         // True element counts for the kernel (`arrayLength` cannot say 0).
-        assert_eq!(u32_at(24), 35);
         assert_eq!(u32_at(28), 35);
+        assert_eq!(u32_at(32), 35);
     }
 
     #[test]
@@ -677,6 +692,30 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn queue_frames_cap_the_queues_and_refuse_zero() {
+        let m = manifest();
+        let row = words(&[0, 1]);
+        let plan = |frames: u32| {
+            let mut s = RunSetup::new(1 << 20);
+            s.input("row_ptr", &row)
+                .input("col_idx", &[])
+                .param("source", 0)
+                .ring_slots(64)
+                .queue_frames(frames);
+            Plan::new(&m, &s, &DeviceLimits::unlimited())
+        };
+        let p = plan(5).unwrap();
+        assert_eq!(p.queue_frames, 5);
+        assert_eq!(&p.uniform[16..20], &5u32.to_le_bytes());
+        // A cap above the ring's slots leaves every slot: the kernel takes the smaller.
+        let p = plan(1000).unwrap();
+        assert_eq!(p.queue_frames, 64);
+        assert_eq!(&p.uniform[16..20], &1000u32.to_le_bytes());
+        let e = plan(0).unwrap_err().to_string();
+        assert!(e.contains("queue_frames must be at least 1"), "{e}");
+    }
+
+    #[test]
     fn workers_clamp_to_the_arena_and_device() {
         let m = manifest();
         let row = words(&[0, 1]);
@@ -690,7 +729,7 @@ pub(crate) mod tests {
         // Empty inputs still get a buffer.
         assert_eq!(p.buffer("col_idx").unwrap().length, 0);
         assert_eq!(p.buffer("col_idx").unwrap().alloc, 4);
-        assert_eq!(&p.uniform[28..32], &0u32.to_le_bytes());
+        assert_eq!(&p.uniform[32..36], &0u32.to_le_bytes());
         let mut limits = DeviceLimits::unlimited();
         limits.max_compute_workgroups_per_dimension = 7;
         s.arena_bytes = 1 << 24;

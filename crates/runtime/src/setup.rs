@@ -44,6 +44,12 @@ pub struct RunSetup<'a> {
     /// of its queue until it is dry, so any cap runs every unit). Default: none beyond the
     /// executor's `MAX_DISPATCH_GROUPS`. A CPU device (SwiftShader) wants a few per thread.
     pub dispatch_groups: Option<u32>,
+    /// The most frames each queue of a one-lane dispatched stage (partitioned schedule) holds at
+    /// a time, at least 1. Default: every frame the arena gives it (as many as the ring has
+    /// slots). A spawn that finds such a queue full runs its indices on the spawner's lane: a
+    /// CPU device (SwiftShader) runs them sooner that way than through the queue's dispatch, so
+    /// it wants 1. Queues of wide stages are not capped.
+    pub queue_frames: Option<u32>,
     /// Ring slots (a power of two, at least `executor.arena.min_ring_slots`), as an engine that
     /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
     /// workers first (reserves take at most half the arena), the largest ring in the rest.
@@ -97,6 +103,11 @@ impl<'a> RunSetup<'a> {
 
     pub fn dispatch_groups(&mut self, groups: u32) -> &mut Self {
         self.dispatch_groups = Some(groups);
+        self
+    }
+
+    pub fn queue_frames(&mut self, frames: u32) -> &mut Self {
+        self.queue_frames = Some(frames);
         self
     }
 

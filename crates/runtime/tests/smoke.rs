@@ -7,7 +7,7 @@ use dyngc_runtime::artifact::*;
 use dyngc_runtime::{open_gpu, Error, RunSetup, WaitOptions};
 
 const WGSL: &str = r#"
-struct Params { workers: u32, ring_slots: u32, fuel: u32, pad: u32, fail_at: u32 }
+struct Params { workers: u32, ring_slots: u32, fuel: u32, dispatch_groups: u32, queue_frames: u32, fail_at: u32 }
 @group(0) @binding(0) var<storage, read> x: array<u32>;
 @group(0) @binding(1) var<storage, read_write> y: array<u32>;
 @group(0) @binding(2) var<storage, read_write> filled: array<u32>;
@@ -106,7 +106,7 @@ fn manifest() -> Manifest {
         params: vec![ParamInfo {
             name: "fail_at".into(),
             scalar: ScalarKind::U32,
-            offset: 16,
+            offset: 20,
             default: Some(0),
         }],
         stages: vec![StageInfo {
@@ -121,6 +121,7 @@ fn manifest() -> Manifest {
                 ring_slots: 4,
                 fuel: 8,
                 dispatch_groups: 12,
+                queue_frames: 16,
             },
             params_size: 32,
             lengths: Vec::new(),
