@@ -6,21 +6,12 @@
 # units a batch) and GU4 is GU with 4096. C1 (here, in C1/) is compact.wgsl of 942530a and C4 the same with 4096.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-out="$root/bench/h200/s17"
-tree="$(mktemp -d)"
-git -C "$root" worktree add --quiet --detach "$tree" 942530a
-(cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/G" >/dev/null \
-  && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/compact.dyn -o "$here/C1" >/dev/null)
-git -C "$root" worktree remove --force "$tree"
-git -C "$root" worktree add --quiet --detach "$tree" 9577fe2
-(cd "$tree" && CARGO_TARGET_DIR="$root/target" cargo run --quiet -p dyngc -- build examples/collatz.dyn -o "$out/GU" >/dev/null)
-git -C "$root" worktree remove --force "$tree"
-for p in "$here"/collatz-*.patch; do
-  v="$(basename "$p" .patch)"; v="${v#collatz-}"
-  mkdir -p "$out/$v"
-  patch --quiet -o "$out/$v/collatz.wgsl" "$out/G/collatz.wgsl" "$p"
-done
+out="$here/../s17"
+source "$here/../worktree-build.sh"
+build_at 942530a "$out/G" - collatz
+build_at 942530a "$here/C1" - compact
+build_at 9577fe2 "$out/GU" - collatz
+patch_variants "$out/G/collatz.wgsl" "$out" "$here"/collatz-*.patch
 units() { # units FROM TO N: TO/collatz.wgsl (or compact) is FROM's with DYN_LANE_UNITS = N
   mkdir -p "$2"
   for f in "$1"/*.wgsl; do

@@ -7,13 +7,8 @@
 #   1, 2, 4 fan-outs a lane with DYN_KEEP_UNITS 32; K4U16, K4U128: K4 with 16 and 128 units.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-tree="$(mktemp -d)"
-# Its own target directory: the worktree build must not replace target/release/dyngc.
-git -C "$root" worktree add --quiet --detach "$tree" 1a1aaba
-git -C "$tree" apply "$here/keep.patch"
-(cd "$tree" && CARGO_TARGET_DIR="$root/target/worktree" cargo run --quiet --release -p dyngc -- build examples/tree.dyn -o "$here/V/B" >/dev/null)
-git -C "$root" worktree remove --force "$tree"
+source "$here/../worktree-build.sh"
+build_at 1a1aaba "$here/V/B" "$here/keep.patch" tree
 variant() { # variant NAME KEEP UNITS
   mkdir -p "$here/V/$1"
   sed -e "s/^const DYN_KEEP: u32 = [0-9]*u;/const DYN_KEEP: u32 = $2u;/" \
