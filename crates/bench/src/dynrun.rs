@@ -91,6 +91,7 @@ pub fn run(
     setup.stream_capacity = args.stream_capacity;
     setup.dispatch_groups = args.dispatch_groups;
     setup.queue_frames = args.queue_frames;
+    setup.ring_slots = args.ring_slots;
     let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     let m = exec.manifest();
     let control = m

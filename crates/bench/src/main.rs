@@ -49,8 +49,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "")]
     pub backend: String,
     /// dyngc arena sizes: `min` (the manifest's minimum), `xN` (N times it), `expand` (twice the
-    /// expand baseline's peak; the static kernel's for a workload without expand), or a size
-    /// such as 64M.
+    /// expand baseline's peak; the static kernel's for a workload without expand), `p/N` (that
+    /// peak divided by N: `p/16` is issue 12's arena goal), or a size such as 64M.
     #[arg(long, value_delimiter = ',', default_value = "min,x16,x256,expand")]
     pub arenas: Vec<String>,
     /// dyngc workers (persistent workgroups); default: the manifest's.
@@ -89,6 +89,11 @@ pub struct RunArgs {
     /// frame the arena gives it (what `dyngc run` uses on a GPU; on a CPU device it passes 1).
     #[arg(long)]
     pub queue_frames: Option<u32>,
+    /// dyngc: ring slots (a power of two, at least the manifest's `min_ring_slots`), the workers
+    /// getting what the ring leaves; default the runtime's split (reserves at most half the
+    /// arena, the largest ring in the rest). An arena too small for the ring is an error.
+    #[arg(long)]
+    pub ring_slots: Option<u32>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.
     #[arg(long, default_value_t = 65536)]
     pub retry_min_items: u64,

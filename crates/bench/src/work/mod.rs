@@ -409,6 +409,12 @@ impl Ctx<'_> {
                 x.parse::<u64>().ok().map(|m| m * min)
             } else if a == "expand" {
                 expand_peak.map(|p| 2 * p)
+            } else if let Some(n) = a.strip_prefix("p/") {
+                // A fraction of the baseline's peak: issue 12's "within 1.25x of its best time at
+                // 1/16 of expand's peak" is `p/16`.
+                expand_peak
+                    .zip(n.parse::<u64>().ok().filter(|&n| n > 0))
+                    .map(|(p, n)| p / n)
             } else {
                 dyngc_runtime::parse_size(a).ok()
             };
