@@ -125,6 +125,8 @@ export interface Executor {
     bytes_per_worker: number;
     bytes_per_slot: number;
     min_bytes: number;
+    /** Sixteenths of an arena that worker reserves may take (docs/manifest.md, "The arena"). */
+    reserve_sixteenths: number;
   };
   control: {
     words: number;

@@ -352,7 +352,10 @@ export class Run {
     const perWorker = BigInt(ex.arena.bytes_per_worker);
     const perSlot = BigInt(ex.arena.bytes_per_slot);
     if (a < BigInt(ex.arena.min_bytes)) throw new RangeError(`the arena must be at least ${ex.arena.min_bytes} bytes (got ${bytes})`);
-    let max = a / 2n / perWorker;
+    // Reserves take at most reserve_sixteenths of the arena and leave room for the smallest ring.
+    const share = a * BigInt(ex.arena.reserve_sixteenths) / 16n / perWorker;
+    const besideMinRing = (a - perSlot * BigInt(ex.arena.min_ring_slots)) / perWorker;
+    let max = share < besideMinRing ? share : besideMinRing;
     if (max < 1n) max = 1n;
     const perDim = BigInt(this.device.limits.maxComputeWorkgroupsPerDimension);
     let workers = BigInt(this.requestedWorkers);

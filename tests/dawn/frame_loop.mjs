@@ -168,7 +168,9 @@ function setUpRecipe(m, device) {
 // manifest.md, "The arena": workers and ring slots of an arena of `bytes`, or null below the minimum.
 function layout(bytes, requested) {
   if (bytes < A.min_bytes) return null;
-  const workers = Math.max(1, Math.min(requested, Math.max(1, Math.floor(bytes / 2 / A.bytes_per_worker)), maxWg));
+  const reserves = Math.min(Math.floor(bytes * A.reserve_sixteenths / 16 / A.bytes_per_worker),
+    Math.floor((bytes - A.min_ring_slots * A.bytes_per_slot) / A.bytes_per_worker));
+  const workers = Math.max(1, Math.min(requested, Math.max(1, reserves), maxWg));
   const fit = Math.min(Math.floor((bytes - workers * A.bytes_per_worker) / A.bytes_per_slot), 2 ** 31);
   const ring = fit >= 1 ? 2 ** (31 - Math.clz32(fit)) : 0; // largest power of two <= fit
   return ring >= A.min_ring_slots ? { workers, ring } : null;

@@ -220,8 +220,11 @@ function plan(m, opts, limits) {
   if (A > maxBinding || A > maxBuffer) {
     fail(EXIT_USAGE, `an arena of ${A} bytes exceeds the device's largest storage binding / buffer (${maxBinding} / ${maxBuffer} bytes)`);
   }
-  // Worker reserves take at most half the arena (one worker always fits above the minimum).
-  const maxWorkers = A >= BigInt(a.min_bytes) ? max(A / 2n / bpw, 1n) : 0n;
+  // Worker reserves take at most reserve_sixteenths of the arena and leave room for the smallest
+  // ring (one worker always fits above the minimum).
+  const maxWorkers = A >= BigInt(a.min_bytes)
+    ? max(min(A * BigInt(a.reserve_sixteenths) / 16n / bpw, (A - minSlots * bps) / bpw), 1n)
+    : 0n;
   if (A < BigInt(a.min_bytes) || maxWorkers === 0n) {
     fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
   }

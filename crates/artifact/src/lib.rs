@@ -392,6 +392,9 @@ pub struct ArenaLayout {
     pub bytes_per_slot: u64,
     /// The smallest arena: one worker and the smallest ring. Below it the runtime refuses.
     pub min_bytes: u64,
+    /// Sixteenths of an arena that worker reserves may take (1 to 15); the ring gets the rest,
+    /// and always at least `min_ring_slots` ([`Manifest::max_workers`]).
+    pub reserve_sixteenths: u32,
 }
 
 /// Word offsets into the control block (`array<atomic<u32>>`).
@@ -478,15 +481,17 @@ impl Manifest {
         a.bytes_per_worker * workers as u64 + a.bytes_per_slot * ring_slots as u64
     }
 
-    /// Most workers an arena of `bytes` gets: worker reserves take at most half of it, so the
-    /// shared ring (what spreads work across workers) always keeps the other half; but one worker
-    /// always fits once `bytes >= min_bytes`. 0 below the minimum.
+    /// Most workers an arena of `bytes` gets: worker reserves take at most `reserve_sixteenths`
+    /// sixteenths of it and leave room for the smallest ring; the shared ring (what spreads work
+    /// across workers) gets the rest. One worker always fits once `bytes >= min_bytes`; 0 below.
     pub fn max_workers(&self, bytes: u64) -> u32 {
         let a = &self.executor.arena;
         if bytes < a.min_bytes {
             return 0;
         }
-        (bytes / 2 / a.bytes_per_worker).clamp(1, u32::MAX as u64) as u32
+        let share = bytes * a.reserve_sixteenths as u64 / 16 / a.bytes_per_worker;
+        let beside_min_ring = (bytes - a.bytes_per_slot * a.min_ring_slots as u64) / a.bytes_per_worker;
+        share.min(beside_min_ring).clamp(1, u32::MAX as u64) as u32
     }
 }
 

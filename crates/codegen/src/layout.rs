@@ -66,6 +66,15 @@ pub const STREAM_SUB_WINDOWS: u32 = 32;
 pub const SWEEP_WORDS: u32 = 16;
 /// Smallest ring, in slots.
 pub const MIN_RING_SLOTS: u32 = 4;
+/// Sixteenths of an arena the worker reserves may take (`arena.reserve_sixteenths`), the ring
+/// getting the rest: workers are worth more than ring slots on the H200 (bfs kron18 at 1/16 of
+/// expand's peak: 1.07 ms at 828 workers against 1.68 at 441 with half the arena; docs/
+/// performance.md, session 20).
+pub const RESERVE_SIXTEENTHS: u32 = 15;
+/// The same for a build with queues (partitioned schedule): each queue has as many frames as
+/// the ring has slots, and a queue short of frames sends its spawns to lanes' serial fallback
+/// (triangle 1e6 at 16 times its minimum arena: 0.097 ms with half, 6.1 ms with 15/16).
+pub const RESERVE_SIXTEENTHS_WITH_QUEUES: u32 = 8;
 /// Words before the payload in a frame: stage and flags, lo, hi, recursion counter.
 pub const FRAME_HEADER_WORDS: u32 = 4;
 

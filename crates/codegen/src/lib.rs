@@ -831,6 +831,11 @@ fn manifest(
                 bytes_per_worker,
                 bytes_per_slot,
                 min_bytes: bytes_per_worker + bytes_per_slot * layout::MIN_RING_SLOTS as u64,
+                reserve_sixteenths: if partition.dispatches.is_empty() {
+                    layout::RESERVE_SIXTEENTHS
+                } else {
+                    layout::RESERVE_SIXTEENTHS_WITH_QUEUES
+                },
             },
             control: art::ControlLayout {
                 words: layout.control_words,

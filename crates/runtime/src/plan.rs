@@ -578,6 +578,7 @@ pub(crate) mod tests {
                     bytes_per_worker: 4 + 30 * 16,
                     bytes_per_slot: 4 + 16,
                     min_bytes: 484 + 64 * 20,
+                    reserve_sixteenths: 8,
                 },
                 control: ControlLayout {
                     words: 32,
@@ -689,6 +690,28 @@ pub(crate) mod tests {
             e.contains("holds a ring of 65536 slots (1310720 bytes) and no worker"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn reserves_take_their_share_and_leave_the_smallest_ring() {
+        let mut m = manifest();
+        m.executor.arena.reserve_sixteenths = 15;
+        let row = words(&[0, 1]);
+        let plan = |bytes: u64| {
+            let mut s = RunSetup::new(bytes);
+            s.input("row_ptr", &row)
+                .input("col_idx", &[])
+                .param("source", 0)
+                .workers(4096);
+            Plan::new(&m, &s, &DeviceLimits::unlimited()).unwrap()
+        };
+        // 15/16 of 1 MiB: 2031 workers of 484 bytes; the ring gets the rest, 3278 slots' room.
+        let p = plan(1 << 20);
+        assert_eq!((p.workers, p.ring_slots), (2031, 2048));
+        // Twice the minimum: 15/16 would be 6 workers and leave 31 slots' room, under the
+        // smallest ring of 64; the ring's room comes first.
+        let p = plan(2 * m.executor.arena.min_bytes);
+        assert_eq!((p.workers, p.ring_slots), (4, 64));
     }
 
     #[test]

@@ -132,6 +132,7 @@ fn manifest() -> Manifest {
                 bytes_per_worker: 8,
                 bytes_per_slot: 8,
                 min_bytes: 40,
+                reserve_sixteenths: 8,
             },
             control: ControlLayout {
                 words: 16,
