@@ -127,6 +127,8 @@ export interface Executor {
     min_bytes: number;
     /** Sixteenths of an arena that worker reserves may take (docs/manifest.md, "The arena"). */
     reserve_sixteenths: number;
+    /** The most ring slots per worker, 0 for no cap (docs/manifest.md, "The arena"). */
+    ring_slots_per_worker: number;
   };
   control: {
     words: number;

@@ -362,6 +362,12 @@ export class Run {
     for (const cap of [max, perDim]) if (workers > cap) workers = cap;
     let fit = (a - workers * perWorker) / perSlot;
     if (fit > 1n << 31n) fit = 1n << 31n;
+    const perWorkerSlots = BigInt(ex.arena.ring_slots_per_worker);
+    if (perWorkerSlots > 0n) {
+      let cap = perWorkerSlots * workers;
+      if (cap < BigInt(ex.arena.min_ring_slots)) cap = BigInt(ex.arena.min_ring_slots);
+      if (fit > cap) fit = cap;
+    }
     let slots = 1n;
     while (slots * 2n <= fit) slots *= 2n;
     this.workers = Number(workers);

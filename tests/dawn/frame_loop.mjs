@@ -171,7 +171,8 @@ function layout(bytes, requested) {
   const reserves = Math.min(Math.floor(bytes * A.reserve_sixteenths / 16 / A.bytes_per_worker),
     Math.floor((bytes - A.min_ring_slots * A.bytes_per_slot) / A.bytes_per_worker));
   const workers = Math.max(1, Math.min(requested, Math.max(1, reserves), maxWg));
-  const fit = Math.min(Math.floor((bytes - workers * A.bytes_per_worker) / A.bytes_per_slot), 2 ** 31);
+  const slotCap = A.ring_slots_per_worker > 0 ? Math.max(A.ring_slots_per_worker * workers, A.min_ring_slots) : 2 ** 31;
+  const fit = Math.min(Math.floor((bytes - workers * A.bytes_per_worker) / A.bytes_per_slot), 2 ** 31, slotCap);
   const ring = fit >= 1 ? 2 ** (31 - Math.clz32(fit)) : 0; // largest power of two <= fit
   return ring >= A.min_ring_slots ? { workers, ring } : null;
 }
@@ -197,9 +198,13 @@ class Policy {
   observe(u) {                               // returns the new size, or null
     if (u.arenaBytes !== this.size) return null;
     // Fallback-bound (the ring full and spawns kept home) or worker-bound (out of fuel with
-    // fewer workers than asked for, and busy ones: no more idle steps than batches): grow.
-    if ((u.fallbacks > 0 && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested && u.idle <= u.batches))
-      return this.change(Math.max(this.size, Math.min(this.ceiling, Math.floor(this.size * this.grow))));
+    // fewer workers than asked for, and busy ones: no more idle steps than batches): grow, if
+    // the larger arena holds more workers or ring slots (the ring may be at its cap).
+    if ((u.fallbacks > 0 && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested && u.idle <= u.batches)) {
+      const next = Math.max(this.size, Math.min(this.ceiling, Math.floor(this.size * this.grow)));
+      const l = layout(next, u.requested);
+      if (l && (l.ring > u.ring || l.workers > u.workers)) return this.change(next);
+    }
     if (!u.done) return null;
     if (u.used > this.shrinkBelow * this.size) { this.calm = []; return null; }
     this.calm.push(u.ringHw);

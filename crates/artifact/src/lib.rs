@@ -395,6 +395,9 @@ pub struct ArenaLayout {
     /// Sixteenths of an arena that worker reserves may take (1 to 15); the ring gets the rest,
     /// and always at least `min_ring_slots` ([`Manifest::max_workers`]).
     pub reserve_sixteenths: u32,
+    /// The most ring slots per worker (0: no cap), never below `min_ring_slots`
+    /// ([`Manifest::ring_slots`]); what the arena holds beyond is left unused.
+    pub ring_slots_per_worker: u32,
 }
 
 /// Word offsets into the control block (`array<atomic<u32>>`).
@@ -466,11 +469,15 @@ impl Manifest {
     }
 
     /// Ring slots an arena of `bytes` holds with `workers` workers — the largest power of two
-    /// that fits, at most 2^31 — or `None` if it is too small.
+    /// that fits, at most 2^31 and at most `ring_slots_per_worker` per worker where that is set
+    /// — or `None` if it is too small.
     pub fn ring_slots(&self, bytes: u64, workers: u32) -> Option<u32> {
         let a = &self.executor.arena;
         let rest = bytes.checked_sub(a.bytes_per_worker * workers as u64)?;
-        let fit = (rest / a.bytes_per_slot).min(1 << 31);
+        let mut fit = (rest / a.bytes_per_slot).min(1 << 31);
+        if a.ring_slots_per_worker > 0 {
+            fit = fit.min((a.ring_slots_per_worker as u64 * workers as u64).max(a.min_ring_slots as u64));
+        }
         let slots = if fit == 0 { 0 } else { 1u64 << fit.ilog2() };
         (slots >= a.min_ring_slots as u64).then_some(slots as u32)
     }

@@ -836,6 +836,11 @@ fn manifest(
                 } else {
                     layout::RESERVE_SIXTEENTHS_WITH_QUEUES
                 },
+                ring_slots_per_worker: if partition.dispatches.is_empty() {
+                    layout::RING_SLOTS_PER_WORKER
+                } else {
+                    0
+                },
             },
             control: art::ControlLayout {
                 words: layout.control_words,

@@ -579,6 +579,7 @@ pub(crate) mod tests {
                     bytes_per_slot: 4 + 16,
                     min_bytes: 484 + 64 * 20,
                     reserve_sixteenths: 8,
+                    ring_slots_per_worker: 0,
                 },
                 control: ControlLayout {
                     words: 32,
@@ -712,6 +713,28 @@ pub(crate) mod tests {
         // smallest ring of 64; the ring's room comes first.
         let p = plan(2 * m.executor.arena.min_bytes);
         assert_eq!((p.workers, p.ring_slots), (4, 64));
+    }
+
+    #[test]
+    fn the_ring_stops_at_its_slots_per_worker() {
+        let row = words(&[0, 1]);
+        let plan = |per_worker: u32, workers: u32| {
+            let mut m = manifest();
+            m.executor.arena.ring_slots_per_worker = per_worker;
+            let mut s = RunSetup::new(1 << 20);
+            s.input("row_ptr", &row)
+                .input("col_idx", &[])
+                .param("source", 0)
+                .workers(workers);
+            Plan::new(&m, &s, &DeviceLimits::unlimited()).unwrap()
+        };
+        // 100 workers: at most 12,800 slots, so 8,192 (the arena would hold 32,768).
+        let p = plan(128, 100);
+        assert_eq!((p.workers, p.ring_slots), (100, 8192));
+        assert_eq!(p.arena_bytes, 100 * 484 + 8192 * 20);
+        assert_eq!(plan(0, 100).ring_slots, 32768);
+        // Never below the smallest ring (64 here).
+        assert_eq!(plan(16, 1).ring_slots, 64);
     }
 
     #[test]

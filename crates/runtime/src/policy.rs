@@ -242,7 +242,13 @@ impl Policy {
             let next = ((self.size as f64 * c.grow_factor) as u64)
                 .min(c.ceiling)
                 .max(self.size);
-            return self.change(next);
+            // Only an arena that holds more workers or ring slots helps (the ring may be at its
+            // per-worker cap already).
+            let gains = self.ring_slots_at(next, usage.requested_workers) > Some(usage.ring_slots)
+                || usage.requested_workers.min(self.manifest.max_workers(next)) > usage.workers;
+            if gains {
+                return self.change(next);
+            }
         }
         if !usage.done {
             return None;
@@ -430,6 +436,21 @@ mod tests {
             None,
             "stays at the ceiling"
         );
+    }
+
+    /// With the ring at its per-worker cap, a fallback-bound run gains nothing from a larger
+    /// arena: the policy stays.
+    #[test]
+    fn does_not_grow_past_the_rings_cap() {
+        let mut m = with_stats();
+        m.executor.arena.ring_slots_per_worker = 1;
+        let mut p = Policy::new(&m, config(), 1 << 18).unwrap();
+        let u = sample(&m, 1 << 18, 1 << 20, 5, false);
+        assert_eq!((u.workers, u.ring_slots), (256, 256), "256 workers of one slot each");
+        assert_eq!(p.observe(&u), None);
+        m.executor.arena.ring_slots_per_worker = 0;
+        let mut p = Policy::new(&m, config(), 1 << 18).unwrap();
+        assert_eq!(p.observe(&sample(&m, 1 << 18, 1 << 20, 5, false)), Some(1 << 19));
     }
 
     #[test]

@@ -133,6 +133,7 @@ fn manifest() -> Manifest {
                 bytes_per_slot: 8,
                 min_bytes: 40,
                 reserve_sixteenths: 8,
+                ring_slots_per_worker: 0,
             },
             control: ControlLayout {
                 words: 16,
