@@ -364,7 +364,7 @@ export class Run {
     if (fit > 1n << 31n) fit = 1n << 31n;
     const perWorkerSlots = BigInt(ex.arena.ring_slots_per_worker);
     if (perWorkerSlots > 0n) {
-      let cap = perWorkerSlots * workers;
+      let cap = perWorkerSlots * (workers > 64n ? workers : 64n); // at least 64 workers' worth
       if (cap < BigInt(ex.arena.min_ring_slots)) cap = BigInt(ex.arena.min_ring_slots);
       if (fit > cap) fit = cap;
     }

@@ -171,7 +171,7 @@ function layout(bytes, requested) {
   const reserves = Math.min(Math.floor(bytes * A.reserve_sixteenths / 16 / A.bytes_per_worker),
     Math.floor((bytes - A.min_ring_slots * A.bytes_per_slot) / A.bytes_per_worker));
   const workers = Math.max(1, Math.min(requested, Math.max(1, reserves), maxWg));
-  const slotCap = A.ring_slots_per_worker > 0 ? Math.max(A.ring_slots_per_worker * workers, A.min_ring_slots) : 2 ** 31;
+  const slotCap = A.ring_slots_per_worker > 0 ? Math.max(A.ring_slots_per_worker * Math.max(workers, 64), A.min_ring_slots) : 2 ** 31;
   const fit = Math.min(Math.floor((bytes - workers * A.bytes_per_worker) / A.bytes_per_slot), 2 ** 31, slotCap);
   const ring = fit >= 1 ? 2 ** (31 - Math.clz32(fit)) : 0; // largest power of two <= fit
   return ring >= A.min_ring_slots ? { workers, ring } : null;

@@ -231,9 +231,9 @@ function plan(m, opts, limits) {
   const requestedWorkers = opts.workers ?? ex.defaults.workers;
   let workers = min(BigInt(requestedWorkers), maxWorkers, BigInt(limits.maxComputeWorkgroupsPerDimension));
   if (workers < 1n) workers = 1n;
-  // At most ring_slots_per_worker slots a worker where that is set (never below the smallest ring).
+  // At most ring_slots_per_worker slots a worker where that is set, counting at least 64 workers.
   const perWorkerSlots = BigInt(a.ring_slots_per_worker);
-  const slotCap = perWorkerSlots > 0n ? max(perWorkerSlots * workers, minSlots) : 1n << 31n;
+  const slotCap = perWorkerSlots > 0n ? max(perWorkerSlots * max(workers, 64n), minSlots) : 1n << 31n;
   const fit = min((A - workers * bpw) / bps, 1n << 31n, slotCap);
   let ringSlots = 1n;
   while (ringSlots * 2n <= fit) ringSlots *= 2n;

@@ -11,6 +11,11 @@ mod validate;
 /// Written into every manifest; bumped on any incompatible change.
 pub const SCHEMA: &str = "dyngc-manifest/3";
 
+/// The ring's cap (`arena.ring_slots_per_worker`) counts at least this many workers: a few
+/// workers run slower on a ring of a few thousand slots (SwiftShader, 4 workers: tree and
+/// collatz 15-20% slower with 4,096 slots than with 65,536; docs/performance.md, session 20).
+pub const RING_CAP_WORKERS: u64 = 64;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub schema: String,
@@ -395,8 +400,8 @@ pub struct ArenaLayout {
     /// Sixteenths of an arena that worker reserves may take (1 to 15); the ring gets the rest,
     /// and always at least `min_ring_slots` ([`Manifest::max_workers`]).
     pub reserve_sixteenths: u32,
-    /// The most ring slots per worker (0: no cap), never below `min_ring_slots`
-    /// ([`Manifest::ring_slots`]); what the arena holds beyond is left unused.
+    /// The most ring slots per worker, counting at least [`RING_CAP_WORKERS`] workers (0: no
+    /// cap; [`Manifest::ring_slots`]); what the arena holds beyond is left unused.
     pub ring_slots_per_worker: u32,
 }
 
@@ -469,14 +474,15 @@ impl Manifest {
     }
 
     /// Ring slots an arena of `bytes` holds with `workers` workers — the largest power of two
-    /// that fits, at most 2^31 and at most `ring_slots_per_worker` per worker where that is set
-    /// — or `None` if it is too small.
+    /// that fits, at most 2^31 and at most `ring_slots_per_worker` per worker (counting at least
+    /// [`RING_CAP_WORKERS`]) where that is set — or `None` if it is too small.
     pub fn ring_slots(&self, bytes: u64, workers: u32) -> Option<u32> {
         let a = &self.executor.arena;
         let rest = bytes.checked_sub(a.bytes_per_worker * workers as u64)?;
         let mut fit = (rest / a.bytes_per_slot).min(1 << 31);
         if a.ring_slots_per_worker > 0 {
-            fit = fit.min((a.ring_slots_per_worker as u64 * workers as u64).max(a.min_ring_slots as u64));
+            let counted = (workers as u64).max(RING_CAP_WORKERS);
+            fit = fit.min((a.ring_slots_per_worker as u64 * counted).max(a.min_ring_slots as u64));
         }
         let slots = if fit == 0 { 0 } else { 1u64 << fit.ilog2() };
         (slots >= a.min_ring_slots as u64).then_some(slots as u32)

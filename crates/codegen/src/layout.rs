@@ -75,8 +75,9 @@ pub const RESERVE_SIXTEENTHS: u32 = 15;
 /// the ring has slots, and a queue short of frames sends its spawns to lanes' serial fallback
 /// (triangle 1e6 at 16 times its minimum arena: 0.097 ms with half, 6.1 ms with 15/16).
 pub const RESERVE_SIXTEENTHS_WITH_QUEUES: u32 = 8;
-/// The most ring slots a worker gets (`arena.ring_slots_per_worker`; builds with queues have no
-/// cap, their queues' frames come with the slots): a ring spread over a huge arena runs slower
+/// The most ring slots a worker gets, counting at least `dyngc_artifact::RING_CAP_WORKERS`
+/// workers (`arena.ring_slots_per_worker`; builds with queues have no cap, their queues' frames
+/// come with the slots): a ring spread over a huge arena runs slower
 /// (bfs kron20 at 1,024 workers: 2.87 ms with 2^20 slots, 3.09 with 2^24; docs/performance.md,
 /// session 20).
 pub const RING_SLOTS_PER_WORKER: u32 = 1024;

@@ -733,8 +733,8 @@ pub(crate) mod tests {
         assert_eq!((p.workers, p.ring_slots), (100, 8192));
         assert_eq!(p.arena_bytes, 100 * 484 + 8192 * 20);
         assert_eq!(plan(0, 100).ring_slots, 32768);
-        // Never below the smallest ring (64 here).
-        assert_eq!(plan(16, 1).ring_slots, 64);
+        // The cap counts at least 64 workers: one worker gets 16 * 64 slots.
+        assert_eq!(plan(16, 1).ring_slots, 1024);
     }
 
     #[test]
