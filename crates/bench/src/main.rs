@@ -90,8 +90,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub queue_frames: Option<u32>,
     /// dyngc: ring slots (a power of two, at least the manifest's `min_ring_slots`), the workers
-    /// getting what the ring leaves; default the runtime's split (reserves at most half the
-    /// arena, the largest ring in the rest). An arena too small for the ring is an error.
+    /// getting what the ring leaves; default the runtime's split (docs/manifest.md, "The
+    /// arena"). An arena too small for the ring is an error.
     #[arg(long)]
     pub ring_slots: Option<u32>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.

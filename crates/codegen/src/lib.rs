@@ -783,6 +783,13 @@ fn manifest(
         })
         .collect();
     let bytes_per_worker = layout.bytes_per_worker();
+    // Queues take as many frames as the ring has slots: a build with queues keeps half the arena
+    // for the ring and no cap on it.
+    let (reserve_sixteenths, ring_slots_per_worker) = if partition.dispatches.is_empty() {
+        (layout::RESERVE_SIXTEENTHS, layout::RING_SLOTS_PER_WORKER)
+    } else {
+        (layout::RESERVE_SIXTEENTHS_WITH_QUEUES, 0)
+    };
     let bytes_per_slot = layout.bytes_per_slot();
     let control = layout::control;
     Manifest {
@@ -831,16 +838,8 @@ fn manifest(
                 bytes_per_worker,
                 bytes_per_slot,
                 min_bytes: bytes_per_worker + bytes_per_slot * layout::MIN_RING_SLOTS as u64,
-                reserve_sixteenths: if partition.dispatches.is_empty() {
-                    layout::RESERVE_SIXTEENTHS
-                } else {
-                    layout::RESERVE_SIXTEENTHS_WITH_QUEUES
-                },
-                ring_slots_per_worker: if partition.dispatches.is_empty() {
-                    layout::RING_SLOTS_PER_WORKER
-                } else {
-                    0
-                },
+                reserve_sixteenths,
+                ring_slots_per_worker,
             },
             control: art::ControlLayout {
                 words: layout.control_words,
