@@ -148,10 +148,11 @@ fn resize_reaches_later_runs_and_kernel_errors_stay_with_their_run() {
     let small = stream.submit(&frame_loop::setup(&tree)).unwrap();
     stream.resize(8 * min).unwrap();
     let failing = stream.submit(&deep).unwrap();
-    // Two scheduler steps a launch, one launch a submission: this run needs many submissions,
-    // each started by a poll that saw it not done.
+    // Two scheduler steps a launch, one launch a submission, two workers: this run needs many
+    // submissions, each started by a poll that saw it not done. (Without the worker count, the
+    // seven workers 8 * min holds since reserves may take 15/16 of it needed 10-11.)
     let mut slow = frame_loop::setup(&tree);
-    slow.fuel(2).chain_length(1);
+    slow.fuel(2).chain_length(1).workers(2);
     let large = stream.submit(&slow).unwrap();
     assert!(matches!(stream.resize(min - 1), Err(Error::ArenaTooSmall { .. })));
     assert_eq!(stream.arena_bytes(), 8 * min);
