@@ -33,13 +33,15 @@
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step. The functions below follow its sections' order.
 
-// Frame words: [stage | flags << 16, lo, hi, rec, payload...]. A frame with hi - lo == 1 is a
-// single item (its index is lo); wider frames are fan-out ranges. The payload starts at
-// DYN_FRAME_HEADER; word 0 is the head, stage | flags << 16.
+// Frame words: [stage | flags << 16 | depth << DYN_DEPTH_SHIFT, lo, hi, rec, payload...]. A
+// frame with hi - lo == 1 is a single item (its index is lo); wider frames are fan-out ranges.
+// The payload starts at DYN_FRAME_HEADER; word 0 is the head. The depth is a lower bound on the
+// spawn depth of the frame's units (docs/executor.md, "Why the stack fits in its reserve").
 const DYN_F_LO: u32 = 1u;       // the next index
 const DYN_F_HI: u32 = 2u;       // one past the last index
 const DYN_F_REC: u32 = 3u;      // the recursion counter
 const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cleared
+const DYN_DEPTH_SHIFT: u32 = 17u;
 
 // Broadcast commands from lane 0.
 const DYN_CMD_NONE: u32 = 0u;
@@ -105,11 +107,16 @@ var<workgroup> dyn_wg_scan_run: atomic<u32>;
 var<workgroup> dyn_wg_probe: atomic<u32>;
 const DYN_NO_PROBE: u32 = 0xFFFFFFFFu;
 const DYN_PROBE_SHARD: u32 = 0xFFu; // the bits of j: DYN_MAX_SHARDS is at most 256
-// Index counts (hi - lo), first indices and (programs with a wide stage) stages of the frames
-// from the stack top down, up to a batch (dyn_prescan).
+// Index counts (hi - lo), first indices, depths and (programs with a wide stage) stages of the
+// frames from the stack top down, up to a batch (dyn_prescan).
 var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
 var<workgroup> dyn_wg_los: array<u32, DYN_BATCH>;
+var<workgroup> dyn_wg_depths: array<u32, DYN_BATCH>;
 var<workgroup> dyn_wg_stages: array<u32, DYN_BATCH>;
+// The batch's shallowest depth: the depth its carries get, its children one more.
+var<workgroup> dyn_wg_depth: u32;
+// Lanes of a DYN_CMD_RANGE batch (fewer than DYN_WG where the stack is short of room).
+var<workgroup> dyn_wg_lanes: u32;
 // A gathered batch (DYN_CMD_GATHER): frame j from the top (stack[top - 1 - j]) gives lanes
 // dyn_wg_pack[j] .. dyn_wg_pack[j + 1]; its first dyn_wg_full frames are taken whole.
 var<workgroup> dyn_wg_pack: array<u32, DYN_BATCH + 1>;
@@ -153,6 +160,8 @@ var<private> dyn_win_rec: u32;
 var<private> dyn_refills: u32;
 // The idle worker's random draw of shards, stepped every idle step (dyn_prescan).
 var<private> dyn_probe_seed: u32;
+// Frames of each worker's stack (dyn_stack_setup): the host's reserve.
+var<private> dyn_reserve: u32;
 // The ring's shards (dyn_shard_setup): how many, slots in each, and this worker's home shard.
 var<private> dyn_shards: u32;
 var<private> dyn_shard_slots: u32;
@@ -163,22 +172,39 @@ var<private> dyn_lane_deferred: bool;
 
 // ---- docs/executor.md, "The arena" to "Ring protocol" ----
 
+// The host's reserve of frames a worker (0: DYN_STACK_FRAMES, as a zeroed uniform leaves it);
+// the generated dyn_load_params calls it, so every kernel finds the arena's parts.
+fn dyn_stack_setup() {
+    dyn_reserve = select(DYN_STACK_FRAMES, dyn_params.dyn_stack_frames, dyn_params.dyn_stack_frames != 0u);
+}
+
 fn dyn_ring_state(slot: u32) -> u32 {
-    return dyn_params.dyn_workers * (2u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slot;
+    return dyn_params.dyn_workers * (2u + dyn_reserve * DYN_FRAME_WORDS) + slot;
 }
 
 fn dyn_ring_frame(slot: u32) -> u32 {
     let slots = dyn_params.dyn_ring_slots;
-    return dyn_params.dyn_workers * (2u + DYN_STACK_FRAMES * DYN_FRAME_WORDS) + slots
+    return dyn_params.dyn_workers * (2u + dyn_reserve * DYN_FRAME_WORDS) + slots
         + slot * DYN_FRAME_WORDS;
 }
 
-// A worker's stack is a circular buffer of DYN_STACK_FRAMES frames: its live frames are the
+// A worker's stack is a circular buffer of dyn_reserve frames: its live frames are the
 // positions bottom .. top (docs/executor.md, "Lending the oldest frames"), both below
-// 2 * DYN_STACK_FRAMES, so one subtraction maps a position to its frame.
+// 2 * dyn_reserve, so one subtraction maps a position to its frame.
 fn dyn_stack_frame(worker: u32, position: u32) -> u32 {
-    let index = select(position, position - DYN_STACK_FRAMES, position >= DYN_STACK_FRAMES);
-    return 2u * dyn_params.dyn_workers + (worker * DYN_STACK_FRAMES + index) * DYN_FRAME_WORDS;
+    let index = select(position, position - dyn_reserve, position >= dyn_reserve);
+    return 2u * dyn_params.dyn_workers + (worker * dyn_reserve + index) * DYN_FRAME_WORDS;
+}
+
+// Lane 0 only. The most units a batch may run when the frames it touches leave `left` frames
+// on the stack and the shallowest of them has depth `depth`: its new frames (at most
+// DYN_UNIT_FRAMES a unit, carries at `depth`, children deeper) then keep the reserve rule
+// (docs/executor.md, "Why the stack fits in its reserve"). At least 1 for the top frame's first
+// index, which the rule guarantees; 0 only past it.
+fn dyn_unit_room(left: u32, depth: u32) -> u32 {
+    let slots = (dyn_reserve - min(left, dyn_reserve)) / DYN_UNIT_FRAMES;
+    let deeper = DYN_MAX_DEPTH - min(depth, DYN_MAX_DEPTH);
+    return slots - min(slots, deeper);
 }
 
 // The two words a worker keeps between launches: its stack's top and bottom positions.
@@ -574,13 +600,12 @@ fn dyn_prescan(me: u32, lid: u32) {
     let n = min(top - stack.bottom, DYN_BATCH);
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
+        let head = atomicLoad(&dyn_arena[g]);
         let lo = atomicLoad(&dyn_arena[g + DYN_F_LO]);
         dyn_wg_sizes[lid] = atomicLoad(&dyn_arena[g + DYN_F_HI]) - lo;
         dyn_wg_los[lid] = lo;
-        // Stages matter only to programs with a wide stage: no load for the others.
-        if (DYN_WIDE) {
-            dyn_wg_stages[lid] = atomicLoad(&dyn_arena[g]) & 0xFFFFu;
-        }
+        dyn_wg_depths[lid] = head >> DYN_DEPTH_SHIFT;
+        dyn_wg_stages[lid] = head & 0xFFFFu;
     }
     workgroupBarrier();
 }
@@ -678,8 +703,10 @@ fn dyn_plan(me: u32) {
         return;
     }
     if (groups == 0u) {
-        stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+        stage = dyn_wg_stages[0];
     }
+    let height = dyn_wg_stack.top - dyn_wg_stack.bottom;
+    dyn_wg_depth = dyn_wg_depths[0];
     if (hi - lo > 1u) {
         // A fan-out range: lend its upper half while the ring is short of work (lazy binary
         // splitting), then offer the lanes a window of the lower half.
@@ -712,25 +739,35 @@ fn dyn_plan(me: u32) {
             atomicAdd(&dyn_control[DYN_C_PENDING], 1u);
             dyn_wg_stats[DYN_S_SPLITS] += 1u;
         }
+        // The frame stays (or leaves) whatever the lanes take: `height` frames are left.
+        let units_room = dyn_unit_room(height, dyn_wg_depth);
         let count = min(window, hi - lo);
         if (groups > 0u) {
-            atomicStore(&dyn_arena[f + DYN_F_LO], lo + count);
-            if (lo + count == hi) {
+            let units = min(count, units_room);
+            atomicStore(&dyn_arena[f + DYN_F_LO], lo + units);
+            if (lo + units == hi) {
                 dyn_wg_stack.top = top;
                 dyn_wg_exhausted = 1u;
             }
-            dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u) + 1u, top, count, lo);
+            dyn_wg_cmd = array<u32, 4>(DYN_CMD_WIDE + (stage << 1u) + 1u, top, units, lo);
             return;
         }
         // How much of the window the lanes take is known after the batch (dyn_range_taken).
-        atomicStore(&dyn_wg_next, min(count, DYN_WG));
+        dyn_wg_lanes = min(DYN_WG, units_room);
+        atomicStore(&dyn_wg_next, min(count, dyn_wg_lanes));
         dyn_wg_cmd = array<u32, 4>(DYN_CMD_RANGE, top, count, lo);
         return;
     }
-    // Single frames of the wide stage: the run of them from the top, up to its groups.
-    let n = min(min(dyn_wg_stack.top - dyn_wg_stack.bottom, DYN_BATCH), groups);
+    // Single frames of the wide stage: the run of them from the top, up to its groups and as
+    // many as the reserve rule allows (each taken frame leaves the stack).
+    let n = min(min(height, DYN_BATCH), groups);
     var count = 1u;
     while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
+        let depth = min(dyn_wg_depth, dyn_wg_depths[count]);
+        if (count + 1u > dyn_unit_room(height - count - 1u, depth)) {
+            break;
+        }
+        dyn_wg_depth = depth;
         count++;
     }
     dyn_wg_stack.top -= count;
@@ -764,31 +801,46 @@ fn dyn_flush_stats() {
 
 // Lane 0 only: a batch of up to DYN_BATCH indices from the top frames, whatever their sizes
 // (singles and small ranges alike), the last one taken in part if it does not fit; stops at a
-// frame of a wide stage. At least the top frame's first index is taken.
+// frame of a wide stage, and where the reserve rule allows no more units (dyn_unit_room: a frame
+// taken whole leaves the stack, one taken in part stays). At least the top frame's first index
+// is taken.
 fn dyn_gather(me: u32) {
     let top = dyn_wg_stack.top;
-    let n = min(top - dyn_wg_stack.bottom, DYN_BATCH);
+    let height = top - dyn_wg_stack.bottom;
+    let n = min(height, DYN_BATCH);
     var count = 0u;
     var frames = 0u;
     var full = 0u;
+    var depth = DYN_MAX_DEPTH;
     for (; frames < n && count < DYN_BATCH; frames++) {
         if (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u) {
             break;
         }
         let size = dyn_wg_sizes[frames];
-        let take = min(size, DYN_BATCH - count);
-        dyn_wg_pack[frames] = count;
-        count += take;
-        if (take < size) {
-            // The rest of this frame stays where it is, its first index moved on.
-            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + DYN_F_LO], dyn_wg_los[frames] + take);
-            frames++;
+        let d = min(depth, dyn_wg_depths[frames]);
+        if (count + size <= min(DYN_BATCH, dyn_unit_room(height - full - 1u, d))) {
+            dyn_wg_pack[frames] = count;
+            count += size;
+            depth = d;
+            full++;
+            continue;
+        }
+        let room = min(DYN_BATCH, dyn_unit_room(height - full, d));
+        if (room <= count) {
             break;
         }
-        full++;
+        // The rest of this frame stays where it is, its first index moved on.
+        let take = room - count;
+        atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + DYN_F_LO], dyn_wg_los[frames] + take);
+        dyn_wg_pack[frames] = count;
+        count += take;
+        depth = d;
+        frames++;
+        break;
     }
     dyn_wg_pack[frames] = count;
     dyn_wg_full = full;
+    dyn_wg_depth = depth;
     dyn_wg_stack.top = top - full;
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_GATHER, frames, count, top);
 }
@@ -812,6 +864,9 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         dyn_round_index = atomicLoad(&dyn_control[DYN_C_ROUNDS]);
     }
     if (cmd[0] == DYN_CMD_RANGE) {
+        if (lid >= dyn_wg_lanes) {
+            return;
+        }
         let f = dyn_stack_frame(me, cmd[1]);
         let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
         dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
@@ -1079,9 +1134,12 @@ fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CHILD_CAP);
         return DYN_SCRATCH;
     }
-    return dyn_staging_frame(DYN_CARRY_CAP + j, stage, hi, rec);
+    // One deeper than the batch's shallowest frame: at most the child's own depth.
+    let depth = min(dyn_wg_depth + 1u, DYN_MAX_DEPTH);
+    return dyn_staging_frame(DYN_CARRY_CAP + j, stage | (depth << DYN_DEPTH_SHIFT), hi, rec);
 }
 
+// A `become` carry, or a unit staged again (dyn_defer): at the batch's shallowest depth.
 fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
     dyn_lane_staged = true;
     let j = atomicAdd(&dyn_wg_n_carry, 1u);
@@ -1089,7 +1147,7 @@ fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CARRY_CAP);
         return DYN_SCRATCH;
     }
-    return dyn_staging_frame(j, stage, 1u, rec);
+    return dyn_staging_frame(j, stage | (dyn_wg_depth << DYN_DEPTH_SHIFT), 1u, rec);
 }
 
 // Keyed spawn: set the key's mark; if it was clear the key is newly pending, and a ring entry
@@ -1127,16 +1185,17 @@ fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
 }
 
 // A unit of a one-lane stage that found a stream window full goes back unrun, as a frame of
-// the one index it is (payload and recursion counter as loaded), staged like a child: a lane
-// defers only a first unit, before it staged anything, so the child caps and the stack bound
-// hold (layout.rs gives emitting stages a child slot and the stack one more generation).
+// the one index it is (payload and recursion counter as loaded), staged like a carry: a lane
+// defers only a unit it runs before it staged anything, so the carry cap and the reserve rule
+// hold (layout.rs gives emitting programs a carry slot per lane).
 fn dyn_defer(stage: u32, index: u32) {
     dyn_lane_deferred = true;
-    let o = dyn_push_child(stage, index + 1u, dyn_cur_rec);
+    let o = dyn_push_carry(stage, dyn_cur_rec);
     if (o == DYN_SCRATCH) {
         return;
     }
-    dyn_wg_staging[o - 3u] = index;
+    dyn_wg_staging[o - DYN_FRAME_HEADER + DYN_F_LO] = index;
+    dyn_wg_staging[o - DYN_FRAME_HEADER + DYN_F_HI] = index + 1u;
     for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
         dyn_wg_staging[o + w] = dyn_unit_words[w];
     }
@@ -1196,8 +1255,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         var stacked = carries;
         // The live frames with the new ones, the lent old frames still among them (they are
         // read while the new ones are written, so the two must not share a frame).
-        if (base - bottom + carries + kept > DYN_STACK_FRAMES) {
-            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, base - bottom + carries + kept, DYN_STACK_FRAMES);
+        if (base - bottom + carries + kept > dyn_reserve) {
+            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, base - bottom + carries + kept, dyn_reserve);
             stacked = 0u;
             kept = 0u;
         }
@@ -1268,10 +1327,10 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         atomicStore(&dyn_arena[dyn_ring_state(dyn_slot(shard, t))], dyn_ticket_base(t) + 1u);
     }
     if (lid == 0u) {
-        // Positions stay below 2 * DYN_STACK_FRAMES. An empty stack keeps its position: lent
-        // frames move every worker's positions round its buffer (so the wrap is taken often).
+        // Positions stay below 2 * dyn_reserve. An empty stack keeps its position: lent frames
+        // move every worker's positions round its buffer (so the wrap is taken often).
         let low = bottom + old_to_ring;
-        let wrap = select(0u, DYN_STACK_FRAMES, low >= DYN_STACK_FRAMES);
+        let wrap = select(0u, dyn_reserve, low >= dyn_reserve);
         dyn_wg_stack = DynStack(base + carries + kept - wrap, low - wrap);
     }
 }

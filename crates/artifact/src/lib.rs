@@ -378,6 +378,16 @@ pub struct ConfigLayout {
     /// that finds such a queue full runs its indices on the spawner's lane (docs/executor.md,
     /// "Partitioned schedule"), which a CPU device runs sooner than the queue's dispatch.
     pub queue_frames: u32,
+    /// Frames of each worker's stack reserve (`u32`, from `min_stack_frames` to
+    /// `arena.stack_frames`; [`Manifest::stack_frames`]); 0, as a zeroed uniform leaves it,
+    /// means `arena.stack_frames`.
+    #[serde(default = "stack_frames_word")]
+    pub stack_frames: u32,
+}
+
+/// Where the `stack_frames` word is in a manifest that predates it.
+fn stack_frames_word() -> u32 {
+    20
 }
 
 /// The arena is one `array<atomic<u32>>`:
@@ -387,15 +397,23 @@ pub struct ConfigLayout {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ArenaLayout {
     pub frame_words: u32,
-    /// Serial-fallback reserve of one worker, in frames.
+    /// Serial-fallback reserve of one worker, in frames: the most a host gives (batches never
+    /// narrow for want of stack there).
     pub stack_frames: u32,
+    /// The fewest frames a worker's reserve may have: there, batches narrow as the stack fills
+    /// (docs/executor.md, "Why the stack fits in its reserve"). 0 in an older manifest: the
+    /// reserve is always `stack_frames`.
+    #[serde(default)]
+    pub min_stack_frames: u32,
     /// Smallest ring the executor accepts, in slots (ring sizes are powers of two).
     pub min_ring_slots: u32,
-    /// Bytes one worker needs: its stack's top and bottom words plus its reserve.
+    /// Bytes one worker needs with a reserve of `stack_frames`: its stack's top and bottom words
+    /// plus the reserve ([`ArenaLayout::worker_bytes`] for another reserve).
     pub bytes_per_worker: u64,
     /// Bytes one ring slot needs (state word plus frame), plus one frame per dispatch's queue.
     pub bytes_per_slot: u64,
-    /// The smallest arena: one worker and the smallest ring. Below it the runtime refuses.
+    /// The smallest arena: one worker with `min_stack_frames` and the smallest ring. Below it
+    /// the runtime refuses.
     pub min_bytes: u64,
     /// Sixteenths of an arena that worker reserves may take (1 to 15); the ring gets the rest,
     /// and always at least `min_ring_slots` ([`Manifest::max_workers`]).
@@ -403,6 +421,25 @@ pub struct ArenaLayout {
     /// The most ring slots per worker, counting at least [`RING_CAP_WORKERS`] workers (0: no
     /// cap; [`Manifest::ring_slots`]); what the arena holds beyond is left unused.
     pub ring_slots_per_worker: u32,
+}
+
+impl ArenaLayout {
+    /// The fewest frames of a reserve (`stack_frames` for a manifest without the field).
+    pub fn least_stack_frames(&self) -> u32 {
+        if self.min_stack_frames == 0 {
+            self.stack_frames
+        } else {
+            self.min_stack_frames
+        }
+    }
+
+    /// Bytes of one worker with a reserve of `stack_frames` frames: `bytes_per_worker` less
+    /// the frames it does not have.
+    pub fn worker_bytes(&self, stack_frames: u32) -> u64 {
+        let frame_bytes = 4 * self.frame_words as u64;
+        (self.bytes_per_worker + frame_bytes * stack_frames as u64)
+            .saturating_sub(frame_bytes * self.stack_frames as u64)
+    }
 }
 
 /// Word offsets into the control block (`array<atomic<u32>>`).
@@ -473,12 +510,18 @@ impl Manifest {
         self.bindings.iter().find(|b| b.role == role)
     }
 
-    /// Ring slots an arena of `bytes` holds with `workers` workers — the largest power of two
-    /// that fits, at most 2^31 and at most `ring_slots_per_worker` per worker (counting at least
-    /// [`RING_CAP_WORKERS`]) where that is set — or `None` if it is too small.
+    /// Ring slots an arena of `bytes` holds with `workers` workers, each with the reserve
+    /// [`Manifest::stack_frames`] gives them — the largest power of two that fits, at most 2^31
+    /// and at most `ring_slots_per_worker` per worker (counting at least [`RING_CAP_WORKERS`])
+    /// where that is set — or `None` if it is too small.
     pub fn ring_slots(&self, bytes: u64, workers: u32) -> Option<u32> {
+        self.ring_slots_beside(bytes, workers, self.stack_frames(bytes, workers))
+    }
+
+    /// [`Manifest::ring_slots`] beside `workers` reserves of `stack_frames` frames.
+    pub fn ring_slots_beside(&self, bytes: u64, workers: u32, stack_frames: u32) -> Option<u32> {
         let a = &self.executor.arena;
-        let rest = bytes.checked_sub(a.bytes_per_worker * workers as u64)?;
+        let rest = bytes.checked_sub(a.worker_bytes(stack_frames) * workers as u64)?;
         let mut fit = (rest / a.bytes_per_slot).min(1 << 31);
         if a.ring_slots_per_worker > 0 {
             let counted = (workers as u64).max(RING_CAP_WORKERS);
@@ -488,23 +531,47 @@ impl Manifest {
         (slots >= a.min_ring_slots as u64).then_some(slots as u32)
     }
 
-    /// Arena bytes actually used with `workers` workers and `ring_slots` slots.
-    pub fn arena_bytes(&self, workers: u32, ring_slots: u32) -> u64 {
+    /// Arena bytes actually used with `workers` workers of `stack_frames` frames and
+    /// `ring_slots` slots.
+    pub fn arena_bytes(&self, workers: u32, stack_frames: u32, ring_slots: u32) -> u64 {
         let a = &self.executor.arena;
-        a.bytes_per_worker * workers as u64 + a.bytes_per_slot * ring_slots as u64
+        a.worker_bytes(stack_frames) * workers as u64 + a.bytes_per_slot * ring_slots as u64
     }
 
-    /// Most workers an arena of `bytes` gets: worker reserves take at most `reserve_sixteenths`
-    /// sixteenths of it and leave room for the smallest ring; the shared ring (what spreads work
-    /// across workers) gets the rest. One worker always fits once `bytes >= min_bytes`; 0 below.
+    /// The bytes worker reserves may take in an arena of `bytes`: `reserve_sixteenths`
+    /// sixteenths of it, leaving room for the smallest ring.
+    fn reserve_bytes(&self, bytes: u64) -> u64 {
+        let a = &self.executor.arena;
+        let share = bytes * a.reserve_sixteenths as u64 / 16;
+        share.min(bytes.saturating_sub(a.bytes_per_slot * a.min_ring_slots as u64))
+    }
+
+    /// Most workers an arena of `bytes` gets: reserves of `min_stack_frames` frames within
+    /// the reserves' share ([`Manifest::stack_frames`] then spreads the share over them); the
+    /// shared ring (what spreads work across workers) gets the rest. One worker always fits
+    /// once `bytes >= min_bytes`; 0 below.
     pub fn max_workers(&self, bytes: u64) -> u32 {
+        self.max_workers_with(bytes, self.executor.arena.least_stack_frames())
+    }
+
+    /// [`Manifest::max_workers`] with reserves of `stack_frames` frames each.
+    pub fn max_workers_with(&self, bytes: u64, stack_frames: u32) -> u32 {
         let a = &self.executor.arena;
         if bytes < a.min_bytes {
             return 0;
         }
-        let share = bytes * a.reserve_sixteenths as u64 / 16 / a.bytes_per_worker;
-        let beside_min_ring = (bytes - a.bytes_per_slot * a.min_ring_slots as u64) / a.bytes_per_worker;
-        share.min(beside_min_ring).clamp(1, u32::MAX as u64) as u32
+        (self.reserve_bytes(bytes) / a.worker_bytes(stack_frames)).clamp(1, u32::MAX as u64) as u32
+    }
+
+    /// The reserve, in frames, each of `workers` workers gets in an arena of `bytes`: the
+    /// reserves' share spread evenly, from `min_stack_frames` up to `stack_frames` (more frames
+    /// than that would never be used).
+    pub fn stack_frames(&self, bytes: u64, workers: u32) -> u32 {
+        let a = &self.executor.arena;
+        let each = self.reserve_bytes(bytes) / workers.max(1) as u64;
+        let frames = (each + 4 * a.frame_words as u64 * a.stack_frames as u64).saturating_sub(a.bytes_per_worker)
+            / (4 * a.frame_words as u64);
+        frames.clamp(a.least_stack_frames() as u64, a.stack_frames as u64) as u32
     }
 }
 

@@ -1,7 +1,7 @@
 //! dyngc itself: the shipped examples compiled in-process, run through `dyngc-runtime`.
 
 use crate::gpu::Gpu;
-use crate::RunArgs;
+use crate::{RunArgs, StackFrames};
 use dyngc_runtime::artifact::Role;
 use dyngc_runtime::{Error, Executor, HostStats, Manifest, RunSetup, Snapshot};
 
@@ -92,6 +92,12 @@ pub fn run(
     setup.dispatch_groups = args.dispatch_groups;
     setup.queue_frames = args.queue_frames;
     setup.ring_slots = args.ring_slots;
+    let arena_layout = &exec.manifest().executor.arena;
+    setup.stack_frames = args.stack_frames.map(|f| match f {
+        StackFrames::Frames(n) => n,
+        StackFrames::Min => arena_layout.least_stack_frames(),
+        StackFrames::Max => arena_layout.stack_frames,
+    });
     let mut run = exec.prepare(&gpu.queue, &setup).map_err(|e| e.to_string())?;
     let m = exec.manifest();
     let control = m
@@ -139,6 +145,7 @@ pub fn run(
         launches,
         workers: plan.workers,
         ring_slots: plan.ring_slots,
+        stack_frames: plan.stack_frames,
         arena_bytes: plan.arena_bytes,
         fuel: plan.fuel,
         chain_length: plan.chain_length,

@@ -94,6 +94,11 @@ pub struct RunArgs {
     /// arena"). An arena too small for the ring is an error.
     #[arg(long)]
     pub ring_slots: Option<u32>,
+    /// dyngc: frames of each worker's stack reserve: a number (from the manifest's
+    /// `min_stack_frames` to `stack_frames`), `min` or `max` (those of each case's build);
+    /// default the runtime's rule (the reserves' share spread over the workers).
+    #[arg(long, value_parser = parse_stack_frames)]
+    pub stack_frames: Option<StackFrames>,
     /// Retry: the smallest starting capacity of a stage buffer, in items.
     #[arg(long, default_value_t = 65536)]
     pub retry_min_items: u64,
@@ -226,6 +231,25 @@ fn load(inputs: &[PathBuf]) -> Vec<(String, Record)> {
 }
 
 /// `EXAMPLE=FILE` to the example and the file's text, read while the arguments are parsed.
+/// `--stack-frames`: a reserve for every case, or each build's least or most.
+#[derive(Clone, Copy, Debug)]
+pub enum StackFrames {
+    Frames(u32),
+    Min,
+    Max,
+}
+
+fn parse_stack_frames(s: &str) -> Result<StackFrames, String> {
+    match s {
+        "min" => Ok(StackFrames::Min),
+        "max" => Ok(StackFrames::Max),
+        _ => s
+            .parse()
+            .map(StackFrames::Frames)
+            .map_err(|_| format!("expected a number of frames, `min` or `max` (got `{s}`)")),
+    }
+}
+
 fn parse_wgsl_override(s: &str) -> Result<(String, String), String> {
     let (example, file) = s
         .split_once('=')

@@ -864,7 +864,7 @@ const EXECUTE_DEFAULT: &str =
 /// Everything else the executor calls (see the header of stdlib/executor.wgsl).
 pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) -> String {
     let mut out = refill_consts(program, partition);
-    out.push_str("fn dyn_load_params() {\n");
+    out.push_str("fn dyn_load_params() {\n    dyn_stack_setup();\n");
     for p in program.params.values() {
         let _ = writeln!(out, "    {0} = dyn_params.{0};", p.name);
     }
@@ -1079,7 +1079,7 @@ pub fn executor_glue(program: &Program, partition: &Partition, layout: &Layout) 
 /// The uniform struct: executor configuration, then user parameters, array lengths and stream
 /// window capacities.
 pub fn params_struct(program: &Program) -> String {
-    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_dispatch_groups: u32,\n    dyn_queue_frames: u32,\n");
+    let mut out = String::from("struct DynParams {\n    dyn_workers: u32,\n    dyn_ring_slots: u32,\n    dyn_fuel: u32,\n    dyn_dispatch_groups: u32,\n    dyn_queue_frames: u32,\n    dyn_stack_frames: u32,\n");
     for p in program.params.values() {
         let _ = writeln!(out, "    {}: {},", p.name, p.ty.wgsl());
     }

@@ -81,8 +81,14 @@ pub const RESERVE_SIXTEENTHS_WITH_QUEUES: u32 = 8;
 /// (bfs kron20 at 1,024 workers: 2.87 ms with 2^20 slots, 3.09 with 2^24; docs/performance.md,
 /// session 20).
 pub const RING_SLOTS_PER_WORKER: u32 = 1024;
-/// Words before the payload in a frame: stage and flags, lo, hi, recursion counter.
+/// Words before the payload in a frame: stage, flags and depth; lo, hi, recursion counter.
 pub const FRAME_HEADER_WORDS: u32 = 4;
+/// Halves of a batch's frames (`DYN_BATCH * unit_frames`) the smallest reserve holds beyond the
+/// rule's floor (a claimed batch above room for a unit at every depth): `arena.min_stack_frames`.
+/// H200, 1/16 of expand's peak (docs/performance.md, session 21): at the floor, more workers
+/// but narrower batches (tree 1e7 3.92 ms at 831 workers); one half, 3.54 ms at 649 workers, and
+/// bfs kron14 0.37 ms against 0.43 at the floor and 0.43 with a whole batch.
+pub const MIN_STACK_HALF_BATCHES: u32 = 1;
 
 pub const DEFAULT_WORKERS: u32 = 64;
 pub const DEFAULT_FUEL: u32 = 4096;
@@ -246,7 +252,16 @@ pub struct Layout {
     pub keyed_cap: u32,
     pub split_slot: u32,
     pub staging_words: u32,
+    /// A worker's stack reserve, in frames: the most the host may give (no batch is ever
+    /// narrowed below it), and the least (`min_stack_frames`, where batches narrow as the stack
+    /// fills: docs/executor.md, "Why the stack fits in its reserve").
     pub stack_frames: u32,
+    pub min_stack_frames: u32,
+    /// The most frames one unit stages in a batch (F of the reserve rule), at least 1.
+    pub unit_frames: u32,
+    /// The bound on a frame's spawn depth (D of the reserve rule): the checker's
+    /// `max_spawn_depth`, at least 1.
+    pub max_depth: u32,
     /// Queues of dispatched stages: as many frames each as the ring has slots.
     pub queues: u32,
     /// First control word of the queues' blocks ([`QUEUE_WORDS`] each).
@@ -285,12 +300,12 @@ impl Layout {
                     .max()
                     .unwrap_or(0)
             };
-            let becomes = program.stages.values().any(|s| s.becomes);
+            // A unit that finds no room in a stream window is staged again like a carry
+            // (docs/executor.md, "Streams"): a carry slot per lane.
+            let carries = program.stages.values().any(|s| s.becomes || !s.max_emits.is_empty());
             (
-                if becomes { batch } else { 0 },
-                // A unit that finds no room in a stream window is staged again as a frame of
-                // its own (docs/executor.md, "Streams"): at least one child slot per lane.
-                most(&|s| s.max_spawns.max(u32::from(!s.max_emits.is_empty()))),
+                if carries { batch } else { 0 },
+                most(&|s| s.max_spawns),
                 most(&keyed_sites),
             )
         };
@@ -301,6 +316,15 @@ impl Layout {
         };
         let batch = (1..=lanes).rev().find(|&b| staging(b) * 4 <= budget)?;
         let (carry_cap, child_cap, keyed_cap) = caps(batch);
+        // The most frames one unit stages: its lanes' spawns and a carry (or the unit itself,
+        // staged again for want of stream room).
+        let unit_frames = program
+            .stages
+            .values()
+            .map(|s| s.width.max(1) * (s.max_spawns + u32::from(s.becomes)))
+            .max()
+            .unwrap_or(0)
+            .max(1);
         // Serial-fallback bound (docs/executor.md): the claimed generation plus one generation
         // per level of spawn depth, each at most the frames one batch pushes, plus slack.
         let generation = program
@@ -315,6 +339,12 @@ impl Layout {
         let streams = program.resources.values().filter(|r| r.stream).count() as u32;
         let levels = program.max_spawn_depth + 2 + u32::from(streams > 0);
         let stack_frames = levels * generation + 2 * batch;
+        // The reserve rule's floor: a claim of a whole batch above room for a batch of units
+        // at every depth (docs/executor.md, "Why the stack fits in its reserve").
+        let max_depth = program.max_spawn_depth.max(1);
+        let min_stack_frames =
+            ((max_depth + 1) * unit_frames + batch + MIN_STACK_HALF_BATCHES * batch * unit_frames / 2)
+                .min(stack_frames);
         let queue_control = control("UNITS") + program.stages.len() as u32;
         let queue_end = queue_control + queues * QUEUE_WORDS;
         // Streams: the full flag on a line of its own, then per stream a line whose first word
@@ -337,6 +367,9 @@ impl Layout {
             split_slot: carry_cap + child_cap + keyed_cap,
             staging_words: staging(batch),
             stack_frames,
+            min_stack_frames,
+            unit_frames,
+            max_depth,
             queues,
             queue_control,
             complete: if queues > 0 { queue_end } else { control("DONE") },
@@ -353,9 +386,9 @@ impl Layout {
         (base, base + LINE_WORDS)
     }
 
-    /// The stack's top and bottom positions, and its reserve.
-    pub fn bytes_per_worker(&self) -> u64 {
-        4 * (2 + self.stack_frames as u64 * self.frame_words as u64)
+    /// The stack's top and bottom positions, and its reserve of `stack_frames` frames.
+    pub fn bytes_per_worker(&self, stack_frames: u32) -> u64 {
+        4 * (2 + stack_frames as u64 * self.frame_words as u64)
     }
 
     /// A ring slot (state word and frame) and the frame at the same index of every queue.
@@ -379,6 +412,8 @@ impl Layout {
         c("SCRATCH", (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS);
         c("STAGING_WORDS", self.staging_words);
         c("STACK_FRAMES", self.stack_frames);
+        c("UNIT_FRAMES", self.unit_frames);
+        c("MAX_DEPTH", self.max_depth);
         c("IDLE_LIMIT", IDLE_LIMIT);
         c("DONE_POLL", DONE_POLL);
         c("SWEEP_WORDS", SWEEP_WORDS);

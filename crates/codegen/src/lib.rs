@@ -671,8 +671,9 @@ fn length_rule(program: &Program, e: &SizeExpr) -> art::LengthRule {
 }
 
 /// Bytes of the executor's config words at the start of the parameter uniform (`workers`,
-/// `ring_slots`, `fuel`, `dispatch_groups`, `queue_frames`: `glue::params_struct`).
-const CONFIG_BYTES: u32 = 20;
+/// `ring_slots`, `fuel`, `dispatch_groups`, `queue_frames`, `stack_frames`:
+/// `glue::params_struct`).
+const CONFIG_BYTES: u32 = 24;
 
 /// Bytes of the parameter uniform: the config words, the parameters, the lengths, padded to 16.
 fn params_size(program: &Program) -> u32 {
@@ -782,7 +783,7 @@ fn manifest(
             offset: CONFIG_BYTES + 4 * (program.params.len() + i) as u32,
         })
         .collect();
-    let bytes_per_worker = layout.bytes_per_worker();
+    let bytes_per_worker = layout.bytes_per_worker(layout.stack_frames);
     // Queues take as many frames as the ring has slots: a build with queues keeps half the arena
     // for the ring and no cap on it.
     let (reserve_sixteenths, ring_slots_per_worker) = if partition.dispatches.is_empty() {
@@ -828,16 +829,19 @@ fn manifest(
                 fuel: 8,
                 dispatch_groups: 12,
                 queue_frames: 16,
+                stack_frames: 20,
             },
             params_size: params_size(program),
             lengths,
             arena: art::ArenaLayout {
                 frame_words: layout.frame_words,
                 stack_frames: layout.stack_frames,
+                min_stack_frames: layout.min_stack_frames,
                 min_ring_slots: layout::MIN_RING_SLOTS,
                 bytes_per_worker,
                 bytes_per_slot,
-                min_bytes: bytes_per_worker + bytes_per_slot * layout::MIN_RING_SLOTS as u64,
+                min_bytes: layout.bytes_per_worker(layout.min_stack_frames)
+                    + bytes_per_slot * layout::MIN_RING_SLOTS as u64,
                 reserve_sixteenths,
                 ring_slots_per_worker,
             },

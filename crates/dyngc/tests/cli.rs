@@ -702,13 +702,13 @@ fn run_checks_arena_sizes() {
         a.extend(["--arena", size]);
         case.run(&a)
     };
-    // tree's smallest arena is tens of KiB: units are understood, and the error says the minimum.
+    // tree's smallest arena is a few KiB: units are understood, and the error says the minimum.
     for (size, shown) in [
         ("1000", "1000 bytes"),
-        ("4KiB", "4 KiB"),
-        ("0.005MiB", "5.11 KiB"),
+        ("2KiB", "2 KiB"),
+        ("0.001MiB", "1.02 KiB"),
         ("2KB", "1.95 KiB"),
-        ("8k", "8 KiB"),
+        ("1k", "1 KiB"),
     ] {
         let out = arena(size);
         assert_exit(&out, 2);

@@ -337,7 +337,10 @@ fn check_outcome(exec: &Executor, case: &Case, combo: &Combo, o: &Outcome) -> Ve
     let arena = &m.executor.arena;
     let fit = match combo.ring_slots {
         None => m.max_workers(combo.arena_bytes),
-        Some(r) => ((combo.arena_bytes - r as u64 * arena.bytes_per_slot) / arena.bytes_per_worker) as u32,
+        Some(r) => {
+            ((combo.arena_bytes - r as u64 * arena.bytes_per_slot) / arena.worker_bytes(arena.least_stack_frames()))
+                as u32
+        }
     };
     let want_workers = combo.workers.min(fit).max(1);
     if combo.ring_slots.is_some_and(|r| r != o.plan.ring_slots) {
@@ -348,6 +351,25 @@ fn check_outcome(exec: &Executor, case: &Case, combo: &Combo, o: &Outcome) -> Ve
             "the minimum arena holds one worker, the plan has {}",
             o.plan.workers
         ));
+    }
+    // The reserve rule: the minimum arena gives its one worker the fewest frames, and no stack
+    // ever holds more than its reserve (docs/executor.md, "Why the stack fits in its reserve").
+    let frames = o.plan.stack_frames;
+    if !(arena.least_stack_frames()..=arena.stack_frames).contains(&frames) || o.stats.host.stack_frames != frames {
+        problems.push(format!(
+            "stack frames: plan {frames}, host stats {}, the manifest's range {}..={}",
+            o.stats.host.stack_frames,
+            arena.least_stack_frames(),
+            arena.stack_frames
+        ));
+    }
+    if combo.arena == Arena::Min && frames != arena.least_stack_frames() {
+        problems.push(format!("the minimum arena gives {frames} stack frames, not the fewest"));
+    }
+    match stat(&o.stats, "stack_high_water") {
+        Ok(high) if high <= frames as u64 => {}
+        Ok(high) => problems.push(format!("a stack held {high} frames, more than its reserve of {frames}")),
+        Err(e) => problems.push(e),
     }
     if o.plan.workers != want_workers || o.stats.host.workers != o.plan.workers {
         problems.push(format!(

@@ -824,6 +824,7 @@ impl Run<'_> {
             launches: self.launches,
             workers: self.plan.workers,
             ring_slots: self.plan.ring_slots,
+            stack_frames: self.plan.stack_frames,
             arena_bytes: self.plan.arena_bytes,
             fuel: self.plan.fuel,
             chain_length: self.plan.chain_length,

@@ -64,6 +64,8 @@ pub struct Plan {
     /// Workers used: the request clamped to what the arena and the device hold.
     pub workers: u32,
     pub ring_slots: u32,
+    /// Frames of each worker's stack reserve.
+    pub stack_frames: u32,
     pub fuel: u32,
     pub chain_length: u32,
     /// The most workgroups a dispatch of the partitioned schedule launches; 0: no cap beyond
@@ -240,14 +242,32 @@ impl Plan {
         if requested_workers == 0 {
             return Err(Error::Option("the number of workers must be at least 1".into()));
         }
+        if let Some(frames) = setup.stack_frames {
+            let (least, most) = (ex.arena.least_stack_frames(), ex.arena.stack_frames);
+            if !(least..=most).contains(&frames) {
+                return Err(Error::Option(format!(
+                    "stack frames must be from {least} to {most} (got {frames})"
+                )));
+            }
+        }
+        // Explicit reserves, or the rule's for `workers` workers.
+        let reserve = |workers: u32| {
+            setup
+                .stack_frames
+                .unwrap_or_else(|| manifest.stack_frames(requested_arena_bytes, workers))
+        };
         let (workers, ring_slots) = match setup.ring_slots {
             None => {
+                let most = match setup.stack_frames {
+                    Some(frames) => manifest.max_workers_with(requested_arena_bytes, frames),
+                    None => manifest.max_workers(requested_arena_bytes),
+                };
                 let workers = requested_workers
-                    .min(manifest.max_workers(requested_arena_bytes))
+                    .min(most)
                     .min(limits.max_compute_workgroups_per_dimension)
                     .max(1);
                 let ring_slots = manifest
-                    .ring_slots(requested_arena_bytes, workers)
+                    .ring_slots_beside(requested_arena_bytes, workers, reserve(workers))
                     .ok_or_else(too_small)?;
                 (workers, ring_slots)
             }
@@ -259,11 +279,12 @@ impl Plan {
                     )));
                 }
                 let ring = ex.arena.bytes_per_slot * slots as u64;
-                let fit = requested_arena_bytes.saturating_sub(ring) / ex.arena.bytes_per_worker;
+                let frames = setup.stack_frames.unwrap_or(ex.arena.least_stack_frames());
+                let fit = requested_arena_bytes.saturating_sub(ring) / ex.arena.worker_bytes(frames);
                 if fit == 0 {
                     return Err(Error::Option(format!(
                         "an arena of {requested_arena_bytes} bytes holds a ring of {slots} slots ({ring} bytes) and no worker (each needs {} bytes)",
-                        ex.arena.bytes_per_worker
+                        ex.arena.worker_bytes(frames)
                     )));
                 }
                 let workers = (requested_workers as u64)
@@ -272,7 +293,18 @@ impl Plan {
                 (workers, slots)
             }
         };
-        let arena_bytes = manifest.arena_bytes(workers, ring_slots).div_ceil(WORD) * WORD;
+        // With an explicit ring the workers get what it leaves, up to the most frames.
+        let stack_frames = match (setup.stack_frames, setup.ring_slots) {
+            (Some(frames), _) => frames,
+            (None, None) => reserve(workers),
+            (None, Some(slots)) => {
+                let rest = requested_arena_bytes - ex.arena.bytes_per_slot * slots as u64;
+                let least = ex.arena.least_stack_frames();
+                let spare = (rest / workers as u64).saturating_sub(ex.arena.worker_bytes(least));
+                (least as u64 + spare / (4 * ex.arena.frame_words as u64)).min(ex.arena.stack_frames as u64) as u32
+            }
+        };
+        let arena_bytes = manifest.arena_bytes(workers, stack_frames, ring_slots).div_ceil(WORD) * WORD;
 
         let fuel = setup.fuel.unwrap_or(ex.defaults.fuel);
         if fuel == 0 {
@@ -297,6 +329,7 @@ impl Plan {
         }
         let queue_frames = setup.queue_frames.map_or(ring_slots, |n| n.min(ring_slots));
         put(&mut uniform, ex.config.queue_frames, setup.queue_frames.unwrap_or(0));
+        put(&mut uniform, ex.config.stack_frames, stack_frames);
         for (p, (_, v)) in manifest.params.iter().zip(&params) {
             put(&mut uniform, p.offset, *v);
         }
@@ -370,6 +403,7 @@ impl Plan {
             requested_workers,
             workers,
             ring_slots,
+            stack_frames,
             fuel,
             chain_length,
             dispatch_groups,
@@ -559,6 +593,7 @@ pub(crate) mod tests {
                     fuel: 8,
                     dispatch_groups: 12,
                     queue_frames: 16,
+                    stack_frames: 20,
                 },
                 params_size: 48,
                 lengths: vec![
@@ -574,6 +609,7 @@ pub(crate) mod tests {
                 arena: ArenaLayout {
                     frame_words: 4,
                     stack_frames: 30,
+                    min_stack_frames: 0,
                     min_ring_slots: 64,
                     bytes_per_worker: 4 + 30 * 16,
                     bytes_per_slot: 4 + 16,

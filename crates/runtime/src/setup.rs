@@ -54,6 +54,11 @@ pub struct RunSetup<'a> {
     /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
     /// workers first (reserves take at most half the arena), the largest ring in the rest.
     pub ring_slots: Option<u32>,
+    /// Frames of each worker's stack reserve, from `executor.arena.min_stack_frames` to
+    /// `stack_frames`. Default: the reserves' share of the arena spread over the workers
+    /// ([`Manifest::stack_frames`](dyngc_artifact::Manifest::stack_frames)). A smaller reserve
+    /// fits more workers; its batches narrow as the stack fills.
+    pub stack_frames: Option<u32>,
     /// Elements each stream output's window holds (docs/executor.md, "Streams"); default
     /// [`DEFAULT_STREAM_UNITS_PER_LANE`](crate::plan::DEFAULT_STREAM_UNITS_PER_LANE) times the
     /// most one unit emits per lane in flight, at least
@@ -113,6 +118,11 @@ impl<'a> RunSetup<'a> {
 
     pub fn ring_slots(&mut self, slots: u32) -> &mut Self {
         self.ring_slots = Some(slots);
+        self
+    }
+
+    pub fn stack_frames(&mut self, frames: u32) -> &mut Self {
+        self.stack_frames = Some(frames);
         self
     }
 

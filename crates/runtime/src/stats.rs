@@ -26,6 +26,8 @@ pub struct HostStats {
     pub launches: u64,
     pub workers: u32,
     pub ring_slots: u32,
+    /// Frames of each worker's stack reserve.
+    pub stack_frames: u32,
     pub arena_bytes: u64,
     pub fuel: u32,
     pub chain_length: u32,

@@ -419,6 +419,7 @@ impl<'e> Stream<'e> {
             launches: job.launches,
             workers: plan.workers,
             ring_slots: plan.ring_slots,
+            stack_frames: plan.stack_frames,
             arena_bytes: plan.arena_bytes,
             fuel: plan.fuel,
             chain_length: plan.chain_length,
