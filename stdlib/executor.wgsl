@@ -77,8 +77,8 @@ const DYN_S_COUNT: u32 = 10u;
 var<workgroup> dyn_wg_cmd: array<u32, 4>;
 // After a batch, lane 0 to all: [carries stacked, frames to the ring, children kept, first
 // ticket, stack base for the new frames, ring shard of the ticket, old frames lent from the
-// stack's bottom, that bottom].
-var<workgroup> dyn_wg_post: array<u32, 8>;
+// stack's bottom, that bottom, deferred units, deferred units kept].
+var<workgroup> dyn_wg_post: array<u32, 10>;
 // The stack's live frames are the positions bottom .. top (empty when they are equal), kept by
 // lane 0; one struct, so that the other lanes read both with one workgroupUniformLoad.
 struct DynStack {
@@ -125,6 +125,8 @@ var<workgroup> dyn_wg_full: u32;
 var<workgroup> dyn_wg_next: atomic<u32>;
 var<workgroup> dyn_wg_lane_units: atomic<u32>;
 var<workgroup> dyn_wg_n_carry: atomic<u32>;
+// Units staged again for want of stream room (dyn_defer): in the carry slots, from the last.
+var<workgroup> dyn_wg_n_defer: atomic<u32>;
 var<workgroup> dyn_wg_n_child: atomic<u32>;
 var<workgroup> dyn_wg_n_keyed: atomic<u32>;
 var<workgroup> dyn_wg_finished: atomic<u32>;
@@ -614,6 +616,7 @@ fn dyn_prescan(me: u32, lid: u32) {
 fn dyn_plan(me: u32) {
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_NONE, 0u, 0u, 0u);
     atomicStore(&dyn_wg_n_carry, 0u);
+    atomicStore(&dyn_wg_n_defer, 0u);
     atomicStore(&dyn_wg_n_child, 0u);
     atomicStore(&dyn_wg_n_keyed, 0u);
     atomicStore(&dyn_wg_finished, 0u);
@@ -1139,7 +1142,7 @@ fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
     return dyn_staging_frame(DYN_CARRY_CAP + j, stage | (depth << DYN_DEPTH_SHIFT), hi, rec);
 }
 
-// A `become` carry, or a unit staged again (dyn_defer): at the batch's shallowest depth.
+// A `become` carry: at the batch's shallowest depth.
 fn dyn_push_carry(stage: u32, rec: u32) -> u32 {
     dyn_lane_staged = true;
     let j = atomicAdd(&dyn_wg_n_carry, 1u);
@@ -1185,17 +1188,20 @@ fn dyn_rec_increment(stage: u32, bound: u32) -> u32 {
 }
 
 // A unit of a one-lane stage that found a stream window full goes back unrun, as a frame of
-// the one index it is (payload and recursion counter as loaded), staged like a carry: a lane
-// defers only a unit it runs before it staged anything, so the carry cap and the reserve rule
-// hold (layout.rs gives emitting programs a carry slot per lane).
+// the one index it is (payload and recursion counter as loaded) at the batch's shallowest depth,
+// like a carry, in a carry slot counted from the last: a lane defers only a unit it runs before
+// it staged anything, so a lane stages a carry or a deferred unit, never both, and the carry
+// slots (one per lane: layout.rs) and the reserve rule hold. Unlike a carry it may be lent.
 fn dyn_defer(stage: u32, index: u32) {
     dyn_lane_deferred = true;
-    let o = dyn_push_carry(stage, dyn_cur_rec);
-    if (o == DYN_SCRATCH) {
+    dyn_lane_staged = true;
+    let j = atomicAdd(&dyn_wg_n_defer, 1u);
+    if (j >= DYN_CARRY_CAP) {
+        dyn_fail(DYN_ERR_INTERNAL, stage, j, DYN_CARRY_CAP);
         return;
     }
+    let o = dyn_staging_frame(DYN_CARRY_CAP - 1u - j, stage | (dyn_wg_depth << DYN_DEPTH_SHIFT), index + 1u, dyn_cur_rec);
     dyn_wg_staging[o - DYN_FRAME_HEADER + DYN_F_LO] = index;
-    dyn_wg_staging[o - DYN_FRAME_HEADER + DYN_F_HI] = index + 1u;
     for (var w = 0u; w < DYN_PAYLOAD_WORDS; w++) {
         dyn_wg_staging[o + w] = dyn_unit_words[w];
     }
@@ -1203,7 +1209,8 @@ fn dyn_defer(stage: u32, index: u32) {
 
 // Every lane: after the batch, lend what the ring should take and keep the rest on the stack.
 // Lent first is the oldest frame at the bottom of the stack that this batch did not touch (a
-// thief gets the work nearest the root, as in work stealing), then this batch's children.
+// thief gets the work nearest the root, as in work stealing), then this batch's deferred units,
+// then its children.
 fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     // Lane 0's, kept across the scan: the home head read for the lend budget (used by the
     // reservation), and the old frames offered.
@@ -1225,7 +1232,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
         head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
-        var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
+        var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP) + min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
         if (keyed + lent + untouched > 0u) {
             let budget = dyn_lend_budget(tail, head);
             // One old frame a batch: more made collatz's carries shuttle between two workers'
@@ -1241,29 +1248,34 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let base = dyn_wg_stack.top;
         let bottom = dyn_wg_stack.bottom;
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
+        let defers = min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
-        // without one costs stack. Then the old frames, then the children.
+        // without one costs stack. Then the old frames, the deferred units, the children.
         let ring = dyn_ring_reserve(offered, dyn_wg_scan[1], atomicLoad(&dyn_wg_scan_run), head);
         let to_ring = ring.count;
         let keyed_to_ring = min(to_ring, keyed);
         let old_to_ring = min(to_ring - keyed_to_ring, old);
-        let children_to_ring = to_ring - keyed_to_ring - old_to_ring;
+        let defers_to_ring = min(to_ring - keyed_to_ring - old_to_ring, defers);
+        let children_to_ring = to_ring - keyed_to_ring - old_to_ring - defers_to_ring;
         var kept = children - children_to_ring;
+        var kept_defers = defers - defers_to_ring;
         var stacked = carries;
         // The live frames with the new ones, the lent old frames still among them (they are
         // read while the new ones are written, so the two must not share a frame).
-        if (base - bottom + carries + kept > dyn_reserve) {
-            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, base - bottom + carries + kept, dyn_reserve);
+        let height = base - bottom + carries + kept_defers + kept;
+        if (height > dyn_reserve) {
+            dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, height, dyn_reserve);
             stacked = 0u;
             kept = 0u;
+            kept_defers = 0u;
         }
-        dyn_wg_post = array<u32, 8>(stacked, to_ring, kept, ring.first, base, ring.shard, old_to_ring, bottom);
+        dyn_wg_post = array<u32, 10>(stacked, to_ring, kept, ring.first, base, ring.shard, old_to_ring, bottom, defers, kept_defers);
         // One change of `pending` per batch, by the net amount: what this batch made minus the
         // frames it finished. It never reads 0 while work exists.
-        let made = carries + children;
+        let made = carries + defers + children;
         let done = atomicLoad(&dyn_wg_finished) + dyn_wg_exhausted;
         if (made != done) {
             atomicAdd(&dyn_control[DYN_C_PENDING], made - done);
@@ -1272,9 +1284,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             atomicAdd(&dyn_control[DYN_C_PROGRESS], 1u);
         }
         // Fallbacks: children the ring should have taken but had no room for.
-        dyn_wg_stats[DYN_S_FALLBACKS] += offered - keyed - old - children_to_ring;
+        dyn_wg_stats[DYN_S_FALLBACKS] += offered - keyed - old - defers_to_ring - children_to_ring;
         dyn_wg_stats[DYN_S_OLD_LENT] += old_to_ring;
-        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept);
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept_defers + kept);
     }
     let post = workgroupUniformLoad(&dyn_wg_post);
     let carries = post[0];
@@ -1292,29 +1304,41 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     let shard = post[5];
     let old_to_ring = post[6];
     let bottom = post[7];
+    // Deferred units sit in the last `defers` carry slots: the first `kept_defers` stay.
+    let defers = post[8];
+    let kept_defers = post[9];
+    let first_defer = DYN_CARRY_CAP - defers;
     let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
-    // Onto the stack: the carries, then the first `kept` children above them (deeper work on top).
-    for (var j = lid; j < (carries + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
+    // Onto the stack: the carries and kept deferred units (at the batch's depth), then the first
+    // `kept` children above them (deeper work on top).
+    let shallow = carries + kept_defers;
+    for (var j = lid; j < (shallow + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
         var src = n;
-        if (n >= carries) {
-            src = DYN_CARRY_CAP + (n - carries);
+        if (n >= shallow) {
+            src = DYN_CARRY_CAP + (n - shallow);
+        } else if (n >= carries) {
+            src = first_defer + (n - carries);
         }
         atomicStore(&dyn_arena[dyn_stack_frame(me, base + n) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
     }
     // Into the ring: keyed hints, the old frames from the bottom of the stack, then the
-    // remaining children.
+    // remaining deferred units and children.
+    let defers_to_ring = defers - kept_defers;
     for (var j = lid; j < to_ring * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
+        let m = n - min(n, keyed_to_ring + old_to_ring);
         var word: u32;
         if (n < keyed_to_ring) {
             word = dyn_wg_staging[(DYN_CARRY_CAP + DYN_CHILD_CAP + n) * DYN_FRAME_WORDS + w];
         } else if (n < keyed_to_ring + old_to_ring) {
             word = atomicLoad(&dyn_arena[dyn_stack_frame(me, bottom + n - keyed_to_ring) + w]);
+        } else if (m < defers_to_ring) {
+            word = dyn_wg_staging[(first_defer + kept_defers + m) * DYN_FRAME_WORDS + w];
         } else {
-            word = dyn_wg_staging[(DYN_CARRY_CAP + kept + n - keyed_to_ring - old_to_ring) * DYN_FRAME_WORDS + w];
+            word = dyn_wg_staging[(DYN_CARRY_CAP + kept + m - defers_to_ring) * DYN_FRAME_WORDS + w];
         }
         atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], word);
     }
@@ -1331,7 +1355,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         // move every worker's positions round its buffer (so the wrap is taken often).
         let low = bottom + old_to_ring;
         let wrap = select(0u, dyn_reserve, low >= dyn_reserve);
-        dyn_wg_stack = DynStack(base + carries + kept - wrap, low - wrap);
+        dyn_wg_stack = DynStack(base + shallow + kept - wrap, low - wrap);
     }
 }
 
