@@ -115,15 +115,28 @@ export interface ErrorInfo {
 }
 
 export interface Executor {
-  config: { workers: number; ring_slots: number; fuel: number; dispatch_groups: number; queue_frames: number };
+  config: {
+    workers: number;
+    ring_slots: number;
+    fuel: number;
+    dispatch_groups: number;
+    queue_frames: number;
+    /** Each worker's stack reserve in frames (0: `arena.stack_frames`); absent in an older manifest, whose kernel always uses `arena.stack_frames`. */
+    stack_frames?: number;
+  };
   params_size: number;
   lengths: { binding: string; offset: number }[];
   arena: {
     frame_words: number;
+    /** The most frames of a worker's stack reserve (a reserve never needs more). */
     stack_frames: number;
+    /** The fewest frames of a reserve (0 or absent in an older manifest: always `stack_frames`). */
+    min_stack_frames?: number;
     min_ring_slots: number;
+    /** Bytes of one worker with a reserve of `stack_frames` frames. */
     bytes_per_worker: number;
     bytes_per_slot: number;
+    /** One worker with `min_stack_frames` frames and the smallest ring. */
     min_bytes: number;
     /** Sixteenths of an arena that worker reserves may take (docs/manifest.md, "The arena"). */
     reserve_sixteenths: number;
@@ -199,7 +212,19 @@ export interface Snapshot {
   streamDrains: number;
   submissions: number;
   workers: number;
+  /** Each worker's stack reserve in frames. */
+  stackFrames: number;
   ringSlots: number;
+  arenaBytes: number;
+}
+
+/** What an arena holds (arenaLayout). */
+export interface ArenaLayout {
+  workers: number;
+  /** Each worker's stack reserve in frames, from `min_stack_frames` to `stack_frames`. */
+  stackFrames: number;
+  ringSlots: number;
+  /** Arena bytes used, rounded up to a multiple of 4: the arena buffer's size. */
   arenaBytes: number;
 }
 
@@ -256,7 +281,9 @@ export function drainStreams(
   deliver: (name: string, bytes: Uint8Array) => void,
 ): Promise<boolean>;
 /** The control block decoded (without the run's own fields). */
-export function decodeControl(manifest: Manifest, words: Uint32Array): Omit<Snapshot, 'submissions' | 'workers' | 'ringSlots' | 'arenaBytes' | 'streamDrains'>;
+export function decodeControl(manifest: Manifest, words: Uint32Array): Omit<Snapshot, 'submissions' | 'workers' | 'stackFrames' | 'ringSlots' | 'arenaBytes' | 'streamDrains'>;
+/** The arena rule (docs/manifest.md, "The arena") for an arena of `bytes`, `requested` workers and the device's maxComputeWorkgroupsPerDimension; throws a RangeError below `min_bytes`. */
+export function arenaLayout(manifest: Manifest, bytes: number | bigint, requested: number, maxWorkgroups: number): ArenaLayout;
 /** `manifest.limits`, with the adapter's buffer size limits for big arenas and inputs. */
 export function requiredLimits(manifest: Manifest, adapter?: GPUAdapter): Record<string, number>;
 
@@ -274,6 +301,8 @@ export class Program {
 export class Run {
   readonly program: Program;
   readonly workers: number;
+  /** Each worker's stack reserve in frames (chosen at each resize). */
+  readonly stackFrames: number;
   readonly ringSlots: number;
   readonly arenaBytes: number;
   /** Each stream's window in elements, by binding name (chosen at each resize). */

@@ -216,6 +216,51 @@ export async function drainStreams(device, manifest, words, buffer, deliver) {
   return true;
 }
 
+/**
+ * The arena rule of docs/manifest.md, "The arena" (crates/artifact's Manifest is the reference):
+ * for an arena of `bytes` and `requested` workers, at most `maxWorkgroups` (the device's
+ * maxComputeWorkgroupsPerDimension), the workers, each one's stack reserve in frames, the ring
+ * slots and the arena bytes they use. Throws a RangeError below `min_bytes`.
+ */
+export function arenaLayout(manifest, bytes, requested, maxWorkgroups) {
+  const a = manifest.executor.arena;
+  const A = BigInt(bytes);
+  if (A < BigInt(a.min_bytes)) throw new RangeError(`the arena must be at least ${a.min_bytes} bytes (got ${bytes})`);
+  const [perSlot, minSlots, most] = [BigInt(a.bytes_per_slot), BigInt(a.min_ring_slots), BigInt(a.stack_frames)];
+  const frameBytes = 4n * BigInt(a.frame_words);
+  // An older manifest has no min_stack_frames: its reserves are always stack_frames.
+  const least = BigInt(a.min_stack_frames || a.stack_frames);
+  const workerBytes = (frames) => BigInt(a.bytes_per_worker) - frameBytes * (most - frames);
+  // Reserves take at most reserve_sixteenths of the arena and leave room for the smallest ring.
+  const share = A * BigInt(a.reserve_sixteenths) / 16n;
+  const besideMinRing = A > minSlots * perSlot ? A - minSlots * perSlot : 0n;
+  const reserves = share < besideMinRing ? share : besideMinRing;
+  // As many workers as fit with the fewest frames (one always fits at min_bytes) ...
+  let workers = BigInt(requested);
+  for (const cap of [reserves / workerBytes(least), BigInt(maxWorkgroups)]) if (workers > cap) workers = cap;
+  if (workers < 1n) workers = 1n;
+  // ... then the reserves' share spread evenly over them: a smaller reserve fits more workers,
+  // and the kernel narrows its batches so that a stack never outgrows it.
+  const each = reserves / workers - workerBytes(0n);
+  let frames = each > 0n ? each / frameBytes : 0n;
+  if (frames < least) frames = least;
+  if (frames > most) frames = most;
+  const rest = A - workers * workerBytes(frames);
+  let fit = rest > 0n ? rest / perSlot : 0n;
+  if (fit > 1n << 31n) fit = 1n << 31n;
+  const perWorkerSlots = BigInt(a.ring_slots_per_worker);
+  if (perWorkerSlots > 0n) {
+    let cap = perWorkerSlots * (workers > 64n ? workers : 64n); // at least 64 workers' worth
+    if (cap < minSlots) cap = minSlots;
+    if (fit > cap) fit = cap;
+  }
+  let slots = fit > 0n ? 1n : 0n;
+  while (slots * 2n <= fit) slots *= 2n;
+  if (slots < minSlots) throw new RangeError(`the arena must be at least ${a.min_bytes} bytes (got ${bytes})`);
+  const used = workers * workerBytes(frames) + slots * perSlot;
+  return { workers: Number(workers), stackFrames: Number(frames), ringSlots: Number(slots), arenaBytes: Number((used + 3n) / 4n * 4n) };
+}
+
 /** A compiled artifact on one device: the module, layouts and pipelines (launch protocol step 1). */
 export class Program {
   /** Compiles every entry point with createComputePipelineAsync; rejects on any WGSL error. */
@@ -343,38 +388,19 @@ export class Run {
   }
 
   /**
-   * Chooses the arena for the next start (docs/manifest.md, "The arena"): workers and ring
-   * slots follow from `bytes`. Call between runs, e.g. from usage read by poll().
+   * Chooses the arena for the next start (docs/manifest.md, "The arena"): workers, their stack
+   * reserves and ring slots follow from `bytes` (arenaLayout). Call between runs, e.g. from
+   * usage read by poll().
    */
   resize(bytes) {
-    const ex = this.program.manifest.executor;
-    const a = BigInt(bytes);
-    const perWorker = BigInt(ex.arena.bytes_per_worker);
-    const perSlot = BigInt(ex.arena.bytes_per_slot);
-    if (a < BigInt(ex.arena.min_bytes)) throw new RangeError(`the arena must be at least ${ex.arena.min_bytes} bytes (got ${bytes})`);
-    // Reserves take at most reserve_sixteenths of the arena and leave room for the smallest ring.
-    const share = a * BigInt(ex.arena.reserve_sixteenths) / 16n / perWorker;
-    const besideMinRing = (a - perSlot * BigInt(ex.arena.min_ring_slots)) / perWorker;
-    let max = share < besideMinRing ? share : besideMinRing;
-    if (max < 1n) max = 1n;
-    const perDim = BigInt(this.device.limits.maxComputeWorkgroupsPerDimension);
-    let workers = BigInt(this.requestedWorkers);
-    for (const cap of [max, perDim]) if (workers > cap) workers = cap;
-    let fit = (a - workers * perWorker) / perSlot;
-    if (fit > 1n << 31n) fit = 1n << 31n;
-    const perWorkerSlots = BigInt(ex.arena.ring_slots_per_worker);
-    if (perWorkerSlots > 0n) {
-      let cap = perWorkerSlots * (workers > 64n ? workers : 64n); // at least 64 workers' worth
-      if (cap < BigInt(ex.arena.min_ring_slots)) cap = BigInt(ex.arena.min_ring_slots);
-      if (fit > cap) fit = cap;
-    }
-    let slots = 1n;
-    while (slots * 2n <= fit) slots *= 2n;
-    this.workers = Number(workers);
-    this.ringSlots = Number(slots);
-    this.arenaBytes = Number(workers * perWorker + slots * perSlot);
+    const m = this.program.manifest;
+    const l = arenaLayout(m, bytes, this.requestedWorkers, this.device.limits.maxComputeWorkgroupsPerDimension);
+    this.workers = l.workers;
+    this.stackFrames = l.stackFrames;
+    this.ringSlots = l.ringSlots;
+    this.arenaBytes = l.arenaBytes;
     // The windows depend on the worker count (lanes in flight may each hold a reservation).
-    this.streamCapacities = Object.fromEntries((ex.streams ?? []).map((st) => [st.binding, streamCapacity(this.program.manifest, st, this.workers, this.device.limits, this.requestedStreamCapacity)]));
+    this.streamCapacities = Object.fromEntries((m.executor.streams ?? []).map((st) => [st.binding, streamCapacity(m, st, this.workers, this.device.limits, this.requestedStreamCapacity)]));
     this.allocate();
   }
 
@@ -425,6 +451,8 @@ export class Run {
     uniform.setUint32(ex.config.fuel, this.fuel, true);
     uniform.setUint32(ex.config.dispatch_groups, this.dispatchGroups, true);
     uniform.setUint32(ex.config.queue_frames, this.queueFrames, true);
+    // An older manifest has no such word: its kernel always uses arena.stack_frames.
+    if (ex.config.stack_frames !== undefined) uniform.setUint32(ex.config.stack_frames, this.stackFrames, true);
     for (const p of m.params) uniform.setUint32(p.offset, this.params.get(p.name), true);
     for (const l of ex.lengths) uniform.setUint32(l.offset, Number(this.lengths.get(l.binding) ?? 0n), true);
     for (const st of ex.streams ?? []) uniform.setUint32(st.capacity_offset, this.streamCapacities[st.binding], true);
@@ -556,7 +584,7 @@ export class Run {
 
   /** The control block decoded (decodeControl), with this run's plan and submissions. */
   decode(words) {
-    return { ...decodeControl(this.program.manifest, words), submissions: this.submissions, workers: this.workers, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes, streamDrains: this.streamDrains };
+    return { ...decodeControl(this.program.manifest, words), submissions: this.submissions, workers: this.workers, stackFrames: this.stackFrames, ringSlots: this.ringSlots, arenaBytes: this.arenaBytes, streamDrains: this.streamDrains };
   }
 
   /** Element count of a binding in this run; of a stream, the elements collected so far. */

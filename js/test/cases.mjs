@@ -130,8 +130,10 @@ export async function runCases(device, load, cases, log = () => {}) {
       const run = program.prepare({ inputs, params: c.params, arena: c.arena, workers: c.workers, fuel: c.fuel, streamCapacity: c.streamCapacity, onStream });
       const problems = [];
       const first = await runOnce(run, c.step);
-      if (c.minArena && (first.workers !== 1 || first.ringSlots !== program.manifest.executor.arena.min_ring_slots)) {
-        problems.push(`the minimum arena gave ${first.workers} workers and ${first.ringSlots} ring slots`);
+      const a = program.manifest.executor.arena;
+      // The minimum arena is one worker with the least reserve and the smallest ring, exactly.
+      if (c.minArena && (first.workers !== 1 || first.stackFrames !== (a.min_stack_frames || a.stack_frames) || first.ringSlots !== a.min_ring_slots || first.arenaBytes !== a.min_bytes)) {
+        problems.push(`the minimum arena gave ${first.workers} workers of ${first.stackFrames} stack frames and ${first.ringSlots} ring slots in ${first.arenaBytes} bytes`);
       }
       problems.push(...await check(c, run, first, load, sunk));
       if (c.resizeTo !== null) {

@@ -1,5 +1,5 @@
 // Compile-time test of src/dyngc.d.ts (tsc -p js): an engine's use of the package type-checks.
-import { KernelError, Program, checkManifest, drainStreams, requiredLimits, streamCapacity, type Manifest, type Snapshot, type StreamInfo } from '../src/dyngc.js';
+import { KernelError, Program, arenaLayout, checkManifest, drainStreams, requiredLimits, streamCapacity, type ArenaLayout, type Manifest, type Snapshot, type StreamInfo } from '../src/dyngc.js';
 
 export async function engine(adapter: GPUAdapter, manifest: Manifest, wgsl: string, n: Uint32Array): Promise<Uint32Array> {
   const device = await adapter.requestDevice({ requiredLimits: requiredLimits(manifest, adapter) });
@@ -8,8 +8,10 @@ export async function engine(adapter: GPUAdapter, manifest: Manifest, wgsl: stri
   run.start();
   let s: Snapshot | null = null;
   while (!(s = run.poll())?.done) await new Promise((r) => setTimeout(r, 0));
-  const launches: number = s.stats.launches;
+  const launches: number = s.stats.launches + s.stackFrames;
   run.resize(1 << 20);
+  const l: ArenaLayout = arenaLayout(manifest, 1n << 20n, 1, device.limits.maxComputeWorkgroupsPerDimension);
+  if (l.stackFrames !== run.stackFrames || l.arenaBytes !== run.arenaBytes) throw new Error('resize() is arenaLayout');
   try {
     await run.complete({ timeoutMs: 1000 });
   } catch (e) {

@@ -24,11 +24,12 @@
 //   }
 //
 // OUT.json: per frame (in frame order) its parameters, every output's words by name, the units
-// per stage, the arena it ran with (bytes, workers, ring slots), its final usage (ring and stack
-// high-water marks, used bytes, fallback spawns, launches), its submissions, the frame in whose
-// tick it was harvested (`resolved_in`) and its latency; every usage sample in the order the
-// policy saw it (the run's layout, the raw statistic words, `used_bytes` and the policy's new
-// size or null); the arena size changes of the policy;
+// per stage, the arena it ran with (bytes, workers, stack frames per reserve, ring slots), its
+// final usage (ring and stack high-water marks, used bytes, fallback spawns, launches), its
+// submissions, the frame in whose tick it was harvested (`resolved_in`) and its latency; every
+// usage sample in the order the policy saw it (the run's layout and arena buffer bytes, the raw
+// statistic words, `used_bytes` and the policy's new size or null); the arena size changes of
+// the policy;
 // `awaited_in_frame` (whether any promise continuation ran while a tick was still inside its
 // body, i.e. whether a tick awaited anything); the longest tick; the wall time.
 //
@@ -165,21 +166,29 @@ function setUpRecipe(m, device) {
   maxWg = device.limits.maxComputeWorkgroupsPerDimension;
 }
 
-// manifest.md, "The arena": workers and ring slots of an arena of `bytes`, or null below the minimum.
+// manifest.md, "The arena": of an arena of `bytes`, the workers, each one's stack reserve in
+// frames, the ring slots and the bytes of the arena buffer; null below the minimum.
 function layout(bytes, requested) {
   if (bytes < A.min_bytes) return null;
-  const reserves = Math.min(Math.floor(bytes * A.reserve_sixteenths / 16 / A.bytes_per_worker),
-    Math.floor((bytes - A.min_ring_slots * A.bytes_per_slot) / A.bytes_per_worker));
-  const workers = Math.max(1, Math.min(requested, Math.max(1, reserves), maxWg));
+  const frameBytes = 4 * A.frame_words;
+  const workerBytes = (frames) => A.bytes_per_worker - frameBytes * (A.stack_frames - frames);
+  const least = A.min_stack_frames || A.stack_frames;       // 0 or absent in an older manifest
+  const reserves = Math.min(Math.floor(bytes * A.reserve_sixteenths / 16), Math.max(0, bytes - A.min_ring_slots * A.bytes_per_slot));
+  const workers = Math.max(1, Math.min(requested, Math.floor(reserves / workerBytes(least)), maxWg));
+  // The reserves' share spread evenly (a smaller reserve fits more workers; the kernel narrows
+  // its batches so that a stack never outgrows it), from `least` to `stack_frames` frames.
+  const each = Math.floor(Math.max(0, Math.floor(reserves / workers) - workerBytes(0)) / frameBytes);
+  const frames = Math.min(A.stack_frames, Math.max(least, each));
   const slotCap = A.ring_slots_per_worker > 0 ? Math.max(A.ring_slots_per_worker * Math.max(workers, 64), A.min_ring_slots) : 2 ** 31;
-  const fit = Math.min(Math.floor((bytes - workers * A.bytes_per_worker) / A.bytes_per_slot), 2 ** 31, slotCap);
+  const fit = Math.min(Math.floor((bytes - workers * workerBytes(frames)) / A.bytes_per_slot), 2 ** 31, slotCap);
   const ring = fit >= 1 ? 2 ** (31 - Math.clz32(fit)) : 0; // largest power of two <= fit
-  return ring >= A.min_ring_slots ? { workers, ring } : null;
+  const buffer = Math.ceil((workers * workerBytes(frames) + ring * A.bytes_per_slot) / 4) * 4;
+  return ring >= A.min_ring_slots ? { workers, frames, ring, buffer } : null;
 }
 
-function usage(words, run) {                 // run: { arenaBytes, requested, workers, ring }
+function usage(words, run) {                 // run: { arenaBytes, requested, workers, frames, ring }
   const ringHw = Math.min(words[W.ring], run.ring);
-  const stackHw = Math.min(words[W.stack], A.stack_frames);
+  const stackHw = Math.min(words[W.stack], run.frames);
   return { arenaBytes: run.arenaBytes, requested: run.requested, workers: run.workers, ring: run.ring, ringHw, stackHw,
            used: run.workers * 4 * (1 + stackHw * A.frame_words) + ringHw * A.bytes_per_slot,
            fallbacks: words[W.fallbacks], launches: words[W.launches], fuel: words[W.fuel], batches: words[W.batches], idle: words[W.idle], done: words[C.done] !== 0 };
@@ -230,6 +239,8 @@ function createRun(device, m, pipelines, cfg, frame, params, arenaBytes) {
   uniform.setUint32(ex.config.workers, l.workers, true);
   uniform.setUint32(ex.config.ring_slots, l.ring, true);
   uniform.setUint32(ex.config.fuel, cfg.fuel ?? ex.defaults.fuel, true);
+  // An older manifest has no such word: its kernel always uses arena.stack_frames.
+  if (ex.config.stack_frames !== undefined) uniform.setUint32(ex.config.stack_frames, l.frames, true);
   for (const p of m.params) uniform.setUint32(p.offset, params.bits.get(p.name), true);
   for (const x of ex.lengths) uniform.setUint32(x.offset, Number(lengths.get(x.binding) ?? 0n), true);
 
@@ -242,7 +253,7 @@ function createRun(device, m, pipelines, cfg, frame, params, arenaBytes) {
       case 'output': case 'buffer': bytes = Number(lengths.get(b.name)) * b.element.size; break;
       case 'params': bytes = ex.params_size; break;
       case 'control': bytes = C.words * 4; break;
-      case 'arena': bytes = l.workers * A.bytes_per_worker + l.ring * A.bytes_per_slot; break;
+      case 'arena': bytes = l.buffer; break;
       case 'marks': bytes = marksWords * 4; break;
       default: throw new Error(`binding \`${b.name}\` has role \`${b.role}\`, which a frame loop without inputs cannot fill`);
     }
@@ -264,7 +275,7 @@ function createRun(device, m, pipelines, cfg, frame, params, arenaBytes) {
     entries: m.bindings.map((b, i) => [b, i]).filter(([b]) => b.group === g).map(([b, i]) => ({ binding: b.binding, resource: { buffer: buffers[i] } })),
   }));
   return {
-    frame, params, arenaBytes, requested, workers: l.workers, ring: l.ring,
+    frame, params, arenaBytes, requested, workers: l.workers, frames: l.frames, ring: l.ring, arenaBuffer: l.buffer,
     buffers, bindGroups, outputs, submissions: 0, submittedAt: performance.now(),
     control: role('control'), arena: role('arena'), marks: m.bindings.some((b) => b.role === 'marks') ? role('marks') : null,
     indirect: device.createBuffer({ label: `frame ${frame} indirect`, size: indirectBytes(m), usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST }),
@@ -351,7 +362,8 @@ async function main() {
     const u = usage(words, run);
     const before = policy.size;
     const changed = policy.observe(u);
-    report.samples.push({ frame: run.frame, arena_bytes: run.arenaBytes, requested_workers: run.requested, workers: run.workers, ring_slots: run.ring,
+    report.samples.push({ frame: run.frame, arena_bytes: run.arenaBytes, requested_workers: run.requested, workers: run.workers,
+      stack_frames: run.frames, ring_slots: run.ring, arena_buffer_bytes: run.arenaBuffer,
       ring_high_water: words[W.ring], stack_high_water: words[W.stack], fallback_spawns: words[W.fallbacks], launches: words[W.launches],
       fuel_exhaustions: words[W.fuel], batches: words[W.batches], idle_steps: words[W.idle], done: u.done, used_bytes: u.used, new_size: changed });
     if (changed !== null) {
@@ -370,7 +382,7 @@ async function main() {
       [...m.stages].sort((a, b) => a.id - b.id).forEach((s, i) => { units[s.name] = words[C.units_per_stage + i]; });
       report.frames[run.frame] = {
         frame: run.frame, params: run.params.given, outputs, units_per_stage: units,
-        arena_bytes: run.arenaBytes, workers: run.workers, ring_slots: run.ring,
+        arena_bytes: run.arenaBytes, workers: run.workers, stack_frames: run.frames, ring_slots: run.ring,
         ring_high_water: u.ringHw, stack_high_water: u.stackHw, used_bytes: u.used,
         fallback_spawns: u.fallbacks, launches: u.launches, submissions: run.submissions,
         resolved_in: next, latency_ms: Math.round(performance.now() - run.submittedAt),

@@ -15,7 +15,8 @@
 //                (its length is bytes / element.size).
 //   --param      a parameter's value: u32 (decimal or 0x hex); i32 parameters also take negative
 //                numbers and f32 parameters take decimals (stored as IEEE bits).
-//   --arena      arena bytes (at least `executor.arena.min_bytes`); decides workers and ring slots.
+//   --arena      arena bytes (at least `executor.arena.min_bytes`); decides workers, their stack
+//                reserves and ring slots.
 //   --workers    workers requested (default `executor.defaults.workers`, clamped to the arena).
 //   --fuel       scheduler steps per workgroup per launch (default `executor.defaults.fuel`).
 //   --chain      launches per submission (default `executor.defaults.chain_length`); 1 after a
@@ -32,9 +33,10 @@
 // Writes DIR/NAME.bin for every output binding (exactly `length * element.size` bytes) and every
 // stream output (every element drained, in no particular order: the windows are drained with the
 // package's drainStreams, js/src/dyngc.js, whenever one fills and at the end) and DIR/stats.json:
-// the plan (workers, ring slots, arena bytes, fuel, chain length, stream capacities), host
-// counters (submissions, launches, stream drains, elapsed), the done and error words, every
-// `executor.control.stats` word by name and the units run per stage by stage name.
+// the plan (workers, ring slots, stack frames per reserve, arena bytes, fuel, chain length,
+// stream capacities), host counters (submissions, launches, stream drains, elapsed), the done and
+// error words, every `executor.control.stats` word by name and the units run per stage by stage
+// name.
 //
 // Exit status: 0 done; 1 a WebGPU error (shader compilation, validation, device loss, readback);
 // 2 bad usage, manifest or inputs; 3 the kernel reported an error (name and stage printed, and
@@ -211,34 +213,39 @@ function plan(m, opts, limits) {
   }
   if (marksWords < 1n) marksWords = 1n;
 
-  // The arena: as many of the requested workers as it holds, the rest is the ring.
+  // The arena: as many of the requested workers as it holds, each with a stack reserve of
+  // stackFrames frames, the rest is the ring.
   const a = ex.arena;
-  const [bpw, bps, minSlots] = [BigInt(a.bytes_per_worker), BigInt(a.bytes_per_slot), BigInt(a.min_ring_slots)];
+  const [bps, minSlots, most] = [BigInt(a.bytes_per_slot), BigInt(a.min_ring_slots), BigInt(a.stack_frames)];
   const A = opts.arena;
   const maxBinding = BigInt(limits.maxStorageBufferBindingSize);
   const maxBuffer = BigInt(limits.maxBufferSize);
   if (A > maxBinding || A > maxBuffer) {
     fail(EXIT_USAGE, `an arena of ${A} bytes exceeds the device's largest storage binding / buffer (${maxBinding} / ${maxBuffer} bytes)`);
   }
+  const tooSmall = () => fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
+  if (A < BigInt(a.min_bytes)) tooSmall();
+  // A worker's bytes with a reserve of `frames` frames (bytes_per_worker is at stack_frames).
+  const frameBytes = 4n * BigInt(a.frame_words);
+  const workerBytes = (frames) => BigInt(a.bytes_per_worker) - frameBytes * (most - frames);
+  // An older manifest has no min_stack_frames: its reserves are always stack_frames.
+  const least = BigInt(a.min_stack_frames || a.stack_frames);
   // Worker reserves take at most reserve_sixteenths of the arena and leave room for the smallest
-  // ring (one worker always fits above the minimum).
-  const maxWorkers = A >= BigInt(a.min_bytes)
-    ? max(min(A * BigInt(a.reserve_sixteenths) / 16n / bpw, (A - minSlots * bps) / bpw), 1n)
-    : 0n;
-  if (A < BigInt(a.min_bytes) || maxWorkers === 0n) {
-    fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
-  }
+  // ring; as many workers fit as have `least` frames there (one always fits above the minimum).
+  const reserves = min(A * BigInt(a.reserve_sixteenths) / 16n, max(A - minSlots * bps, 0n));
+  const maxWorkers = max(reserves / workerBytes(least), 1n);
   const requestedWorkers = opts.workers ?? ex.defaults.workers;
-  let workers = min(BigInt(requestedWorkers), maxWorkers, BigInt(limits.maxComputeWorkgroupsPerDimension));
-  if (workers < 1n) workers = 1n;
+  const workers = max(min(BigInt(requestedWorkers), maxWorkers, BigInt(limits.maxComputeWorkgroupsPerDimension)), 1n);
+  // The reserves' share spread evenly over the workers, from `least` to `stack_frames` frames.
+  const stackFrames = min(max(max(reserves / workers - workerBytes(0n), 0n) / frameBytes, least), most);
   // At most ring_slots_per_worker slots a worker where that is set, counting at least 64 workers.
   const perWorkerSlots = BigInt(a.ring_slots_per_worker);
   const slotCap = perWorkerSlots > 0n ? max(perWorkerSlots * max(workers, 64n), minSlots) : 1n << 31n;
-  const fit = min((A - workers * bpw) / bps, 1n << 31n, slotCap);
-  let ringSlots = 1n;
+  const fit = min(max(A - workers * workerBytes(stackFrames), 0n) / bps, 1n << 31n, slotCap);
+  let ringSlots = fit > 0n ? 1n : 0n;
   while (ringSlots * 2n <= fit) ringSlots *= 2n;
-  if (fit < minSlots || ringSlots < minSlots) fail(EXIT_USAGE, `the arena must be at least ${a.min_bytes} bytes (got ${A})`);
-  const arenaBytes = ceil4(workers * bpw + ringSlots * bps);
+  if (ringSlots < minSlots) tooSmall();
+  const arenaBytes = ceil4(workers * workerBytes(stackFrames) + ringSlots * bps);
 
   const fuel = opts.fuel ?? ex.defaults.fuel;
   const chain = opts.chain ?? ex.defaults.chain_length;
@@ -258,6 +265,8 @@ function plan(m, opts, limits) {
   uniform.setUint32(ex.config.workers, Number(workers), true);
   uniform.setUint32(ex.config.ring_slots, Number(ringSlots), true);
   uniform.setUint32(ex.config.fuel, fuel, true);
+  // An older manifest has no such word: its kernel always uses arena.stack_frames.
+  if (ex.config.stack_frames !== undefined) uniform.setUint32(ex.config.stack_frames, Number(stackFrames), true);
   for (const p of m.params) uniform.setUint32(p.offset, params.get(p.name), true);
   // True element counts: the kernel cannot tell an empty input from arrayLength (no empty buffers).
   for (const l of ex.lengths) uniform.setUint32(l.offset, Number(lengths.get(l.binding) ?? 0n), true);
@@ -285,7 +294,7 @@ function plan(m, opts, limits) {
     return { binding: b, length, bytes, alloc: Number(alloc), data: data.get(b.name) };
   });
 
-  return { workers: Number(workers), requestedWorkers, ringSlots: Number(ringSlots), arenaBytes: Number(arenaBytes), fuel, chain, capacities, params, uniform, buffers };
+  return { workers: Number(workers), requestedWorkers, stackFrames: Number(stackFrames), ringSlots: Number(ringSlots), arenaBytes: Number(arenaBytes), fuel, chain, capacities, params, uniform, buffers };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,13 +397,13 @@ async function main() {
   const pipelines = await createPipelines(device, m, code, wgslPath, fail);
   const r = await scoped(device, 'allocating the run\'s buffers', () => allocate(device, m, p, pipelines.layouts), fail);
   if (opts.verbose) {
-    process.stderr.write(`run.mjs: ${m.name} on ${description}: ${p.workers} workers (of ${p.requestedWorkers} requested), ${p.ringSlots} ring slots, ${p.arenaBytes} arena bytes, fuel ${p.fuel}, chain ${p.chain}\n`);
+    process.stderr.write(`run.mjs: ${m.name} on ${description}: ${p.workers} workers (of ${p.requestedWorkers} requested) of ${p.stackFrames} stack frames, ${p.ringSlots} ring slots, ${p.arenaBytes} arena bytes, fuel ${p.fuel}, chain ${p.chain}\n`);
   }
 
   const start = performance.now();
   const elapsed = () => performance.now() - start;
   const host = () => ({
-    submissions, launches, workers: p.workers, ring_slots: p.ringSlots, arena_bytes: p.arenaBytes, fuel: p.fuel, chain_length: p.chain,
+    submissions, launches, workers: p.workers, ring_slots: p.ringSlots, stack_frames: p.stackFrames, arena_bytes: p.arenaBytes, fuel: p.fuel, chain_length: p.chain,
     stream_capacities: Object.fromEntries([...p.capacities].map(([n, c]) => [n, Number(c)])), stream_drains: streamDrains, elapsed_ms: Math.round(elapsed()),
   });
   let submissions = 0;

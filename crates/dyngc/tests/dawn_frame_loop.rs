@@ -9,7 +9,9 @@
 //! harvested its own run, that the arena grew under load because of fallback-bound runs and
 //! shrank after it, and that the JavaScript policy made the same decisions as
 //! `dyngc_runtime::Policy` on the same usage samples (replayed here), with the same arena layout
-//! and `used_bytes`. A second test shows that the await detector is live.
+//! (workers, stack frames per reserve, ring slots, buffer bytes) and `used_bytes`, and that no
+//! stack outgrew the reserve the JavaScript host gave it. A second test shows that the await
+//! detector is live.
 //!
 //! Needs `node` and `tests/dawn/node_modules` (`scripts/test` installs both); without them the
 //! tests fail rather than skip. A failing run keeps its directory and prints the command that
@@ -114,16 +116,31 @@ fn replay_policy(manifest: &Manifest, report: &Value) -> Result<usize, String> {
         let n = |k: &str| u64_of(&s[k], &format!("samples[{i}].{k}"));
         let (arena, requested) = (n("arena_bytes"), n("requested_workers") as u32);
         let workers = requested.min(manifest.max_workers(arena)).max(1);
+        let stack_frames = manifest.stack_frames(arena, workers);
         let ring_slots = manifest
             .ring_slots(arena, workers)
             .ok_or_else(|| format!("sample {i}: {arena} bytes is below the minimum arena"))?;
-        if (n("workers") as u32, n("ring_slots") as u32) != (workers, ring_slots) {
+        // The arena buffer as dyngc_runtime's plan sizes it (whole words).
+        let buffer = manifest.arena_bytes(workers, stack_frames, ring_slots).div_ceil(4) * 4;
+        let js = (
+            n("workers") as u32,
+            n("stack_frames") as u32,
+            n("ring_slots") as u32,
+            n("arena_buffer_bytes"),
+        );
+        if js != (workers, stack_frames, ring_slots, buffer) {
             return Err(format!(
-                "sample {i}: the JavaScript layout of {arena} bytes is {} workers, {} ring slots; manifest.md's rule gives {workers}, {ring_slots}: {s}",
-                s["workers"], s["ring_slots"]
+                "sample {i}: the JavaScript layout of {arena} bytes is {} workers of {} stack frames, {} ring slots, {} bytes; manifest.md's rule gives {workers}, {stack_frames}, {ring_slots}, {buffer}: {s}",
+                s["workers"], s["stack_frames"], s["ring_slots"], s["arena_buffer_bytes"]
             ));
         }
         let (ring_hw, stack_hw) = (n("ring_high_water") as u32, n("stack_high_water") as u32);
+        // The kernel narrows its batches so that a stack never passes the uniform's reserve.
+        if stack_hw > stack_frames {
+            return Err(format!(
+                "sample {i}: a stack reached {stack_hw} frames, beyond its reserve of {stack_frames}: {s}"
+            ));
+        }
         let usage = Usage {
             arena_bytes: arena,
             requested_workers: requested,
@@ -182,8 +199,8 @@ fn javascript_frame_loop_follows_the_load_without_awaiting() {
         .zip(&trees)
         .map(|(f, t)| {
             format!(
-                "frame {:>2}: {:>6} nodes, arena {:>8}, workers {:>3}, ring {:>6}, ring_hw {:>6}, fallbacks {:>6}, submissions {:>3}, resolved in frame {}\n",
-                f["frame"], t.nodes, f["arena_bytes"], f["workers"], f["ring_slots"], f["ring_high_water"],
+                "frame {:>2}: {:>6} nodes, arena {:>8}, workers {:>3} of {:>4} frames, ring {:>6}, ring_hw {:>6}, fallbacks {:>6}, submissions {:>3}, resolved in frame {}\n",
+                f["frame"], t.nodes, f["arena_bytes"], f["workers"], f["stack_frames"], f["ring_slots"], f["ring_high_water"],
                 f["fallback_spawns"], f["submissions"], f["resolved_in"]
             )
         })

@@ -52,7 +52,8 @@ pub struct RunSetup<'a> {
     pub queue_frames: Option<u32>,
     /// Ring slots (a power of two, at least `executor.arena.min_ring_slots`), as an engine that
     /// lays out the arena itself may choose; the workers then get what the ring leaves. Default:
-    /// workers first (reserves take at most half the arena), the largest ring in the rest.
+    /// the manifest's layout rule (docs/manifest.md, "The arena"): workers first, the largest ring
+    /// in the rest.
     pub ring_slots: Option<u32>,
     /// Frames of each worker's stack reserve, from `executor.arena.min_stack_frames` to
     /// `stack_frames`. Default: the reserves' share of the arena spread over the workers
