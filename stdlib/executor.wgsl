@@ -107,12 +107,11 @@ var<workgroup> dyn_wg_scan_run: atomic<u32>;
 var<workgroup> dyn_wg_probe: atomic<u32>;
 const DYN_NO_PROBE: u32 = 0xFFFFFFFFu;
 const DYN_PROBE_SHARD: u32 = 0xFFu; // the bits of j: DYN_MAX_SHARDS is at most 256
-// Index counts (hi - lo), first indices, depths and (programs with a wide stage) stages of the
-// frames from the stack top down, up to a batch (dyn_prescan).
+// Index counts (hi - lo), first indices and heads (stage, flags, depth) of the frames from the
+// stack top down, up to a batch (dyn_prescan).
 var<workgroup> dyn_wg_sizes: array<u32, DYN_BATCH>;
 var<workgroup> dyn_wg_los: array<u32, DYN_BATCH>;
-var<workgroup> dyn_wg_depths: array<u32, DYN_BATCH>;
-var<workgroup> dyn_wg_stages: array<u32, DYN_BATCH>;
+var<workgroup> dyn_wg_heads: array<u32, DYN_BATCH>;
 // The batch's shallowest depth: the depth its carries get, its children one more.
 var<workgroup> dyn_wg_depth: u32;
 // Lanes of a DYN_CMD_RANGE batch (fewer than DYN_WG where the stack is short of room).
@@ -606,8 +605,7 @@ fn dyn_prescan(me: u32, lid: u32) {
         let lo = atomicLoad(&dyn_arena[g + DYN_F_LO]);
         dyn_wg_sizes[lid] = atomicLoad(&dyn_arena[g + DYN_F_HI]) - lo;
         dyn_wg_los[lid] = lo;
-        dyn_wg_depths[lid] = head >> DYN_DEPTH_SHIFT;
-        dyn_wg_stages[lid] = head & 0xFFFFu;
+        dyn_wg_heads[lid] = head;
     }
     workgroupBarrier();
 }
@@ -698,7 +696,7 @@ fn dyn_plan(me: u32) {
     var groups = 0u;
     var stage = 0u;
     if (DYN_WIDE) {
-        stage = dyn_wg_stages[0];
+        stage = dyn_wg_heads[0] & 0xFFFFu;
         groups = dyn_wide_groups(stage);
     }
     if (groups == 0u && hi - lo <= DYN_BATCH) {
@@ -706,10 +704,10 @@ fn dyn_plan(me: u32) {
         return;
     }
     if (groups == 0u) {
-        stage = dyn_wg_stages[0];
+        stage = dyn_wg_heads[0] & 0xFFFFu;
     }
     let height = dyn_wg_stack.top - dyn_wg_stack.bottom;
-    dyn_wg_depth = dyn_wg_depths[0];
+    dyn_wg_depth = dyn_wg_heads[0] >> DYN_DEPTH_SHIFT;
     if (hi - lo > 1u) {
         // A fan-out range: lend its upper half while the ring is short of work (lazy binary
         // splitting), then offer the lanes a window of the lower half.
@@ -765,8 +763,8 @@ fn dyn_plan(me: u32) {
     // many as the reserve rule allows (each taken frame leaves the stack).
     let n = min(min(height, DYN_BATCH), groups);
     var count = 1u;
-    while (count < n && dyn_wg_sizes[count] == 1u && dyn_wg_stages[count] == stage) {
-        let depth = min(dyn_wg_depth, dyn_wg_depths[count]);
+    while (count < n && dyn_wg_sizes[count] == 1u && (dyn_wg_heads[count] & 0xFFFFu) == stage) {
+        let depth = min(dyn_wg_depth, dyn_wg_heads[count] >> DYN_DEPTH_SHIFT);
         if (count + 1u > dyn_unit_room(height - count - 1u, depth)) {
             break;
         }
@@ -816,11 +814,11 @@ fn dyn_gather(me: u32) {
     var full = 0u;
     var depth = DYN_MAX_DEPTH;
     for (; frames < n && count < DYN_BATCH; frames++) {
-        if (DYN_WIDE && dyn_width(dyn_wg_stages[frames]) > 1u) {
+        if (DYN_WIDE && dyn_width(dyn_wg_heads[frames] & 0xFFFFu) > 1u) {
             break;
         }
         let size = dyn_wg_sizes[frames];
-        let d = min(depth, dyn_wg_depths[frames]);
+        let d = min(depth, dyn_wg_heads[frames] >> DYN_DEPTH_SHIFT);
         if (count + size <= min(DYN_BATCH, dyn_unit_room(height - full - 1u, d))) {
             dyn_wg_pack[frames] = count;
             count += size;
