@@ -869,7 +869,8 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
             return;
         }
         let f = dyn_stack_frame(me, cmd[1]);
-        let stage = atomicLoad(&dyn_arena[f]) & 0xFFFFu;
+        // The range is the top frame: its head came with the prescan.
+        let stage = dyn_wg_heads[0] & 0xFFFFu;
         dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
         dyn_load_unit(f);
         dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
@@ -1281,7 +1282,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             // Still a sign of progress for idle workers, which leave only when none is seen.
             atomicAdd(&dyn_control[DYN_C_PROGRESS], 1u);
         }
-        // Fallbacks: children the ring should have taken but had no room for.
+        // Fallbacks: children and deferred units the ring should have taken but had no room for.
         dyn_wg_stats[DYN_S_FALLBACKS] += offered - keyed - old - defers_to_ring - children_to_ring;
         dyn_wg_stats[DYN_S_OLD_LENT] += old_to_ring;
         dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept_defers + kept);

@@ -397,8 +397,8 @@ fn stack_frames_word() -> u32 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ArenaLayout {
     pub frame_words: u32,
-    /// Serial-fallback reserve of one worker, in frames: the most a host gives (batches never
-    /// narrow for want of stack there).
+    /// Serial-fallback reserve of one worker, in frames: the most a host gives (the worst case
+    /// of full batches: stacks never need more).
     pub stack_frames: u32,
     /// The fewest frames a worker's reserve may have: there, batches narrow as the stack fills
     /// (docs/executor.md, "Why the stack fits in its reserve"). 0 in an older manifest: the
@@ -431,6 +431,15 @@ impl ArenaLayout {
         } else {
             self.min_stack_frames
         }
+    }
+
+    /// The reserve a worker of `bytes` bytes holds: its frames, from [`Self::least_stack_frames`]
+    /// up to `stack_frames` (more would never be used).
+    pub fn frames_within(&self, bytes: u64) -> u32 {
+        let frame_bytes = 4 * self.frame_words as u64;
+        let frames =
+            (bytes + frame_bytes * self.stack_frames as u64).saturating_sub(self.bytes_per_worker) / frame_bytes;
+        frames.clamp(self.least_stack_frames() as u64, self.stack_frames as u64) as u32
     }
 
     /// Bytes of one worker with a reserve of `stack_frames` frames: `bytes_per_worker` less
@@ -567,11 +576,9 @@ impl Manifest {
     /// reserves' share spread evenly, from `min_stack_frames` up to `stack_frames` (more frames
     /// than that would never be used).
     pub fn stack_frames(&self, bytes: u64, workers: u32) -> u32 {
-        let a = &self.executor.arena;
-        let each = self.reserve_bytes(bytes) / workers.max(1) as u64;
-        let frames = (each + 4 * a.frame_words as u64 * a.stack_frames as u64).saturating_sub(a.bytes_per_worker)
-            / (4 * a.frame_words as u64);
-        frames.clamp(a.least_stack_frames() as u64, a.stack_frames as u64) as u32
+        self.executor
+            .arena
+            .frames_within(self.reserve_bytes(bytes) / workers.max(1) as u64)
     }
 }
 

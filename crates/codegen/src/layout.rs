@@ -318,22 +318,13 @@ impl Layout {
         let (carry_cap, child_cap, keyed_cap) = caps(batch);
         // The most frames one unit stages: its lanes' spawns and a carry (or the unit itself,
         // staged again for want of stream room).
-        let unit_frames = program
-            .stages
-            .values()
-            .map(|s| s.width.max(1) * (s.max_spawns + u32::from(s.becomes)))
-            .max()
-            .unwrap_or(0)
-            .max(1);
-        // Serial-fallback bound (docs/executor.md): the claimed generation plus one generation
-        // per level of spawn depth, each at most the frames one batch pushes, plus slack.
-        let generation = program
-            .stages
-            .values()
-            .map(|s| units(s, batch) * s.width.max(1) * (s.max_spawns + u32::from(s.becomes)))
-            .max()
-            .unwrap_or(0)
-            .max(batch);
+        let frames_of = |s: &Stage| s.width.max(1) * (s.max_spawns + u32::from(s.becomes));
+        let most_frames = |per_unit: &dyn Fn(&Stage) -> u32| program.stages.values().map(per_unit).max().unwrap_or(0);
+        let unit_frames = most_frames(&frames_of).max(1);
+        // The worst case of full batches (docs/executor.md): the claimed generation plus one
+        // generation per level of spawn depth, each at most the frames one batch pushes, plus
+        // slack; a host gives no more.
+        let generation = most_frames(&|s| units(s, batch) * frames_of(s)).max(batch);
         // A unit staged again for want of stream room sits one level above the frame it came
         // from: one more generation.
         let streams = program.resources.values().filter(|r| r.stream).count() as u32;

@@ -299,9 +299,7 @@ impl Plan {
             (None, None) => reserve(workers),
             (None, Some(slots)) => {
                 let rest = requested_arena_bytes - ex.arena.bytes_per_slot * slots as u64;
-                let least = ex.arena.least_stack_frames();
-                let spare = (rest / workers as u64).saturating_sub(ex.arena.worker_bytes(least));
-                (least as u64 + spare / (4 * ex.arena.frame_words as u64)).min(ex.arena.stack_frames as u64) as u32
+                ex.arena.frames_within(rest / workers as u64)
             }
         };
         let arena_bytes = manifest.arena_bytes(workers, stack_frames, ring_slots).div_ceil(WORD) * WORD;
