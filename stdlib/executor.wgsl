@@ -117,9 +117,14 @@ var<workgroup> dyn_wg_depth: u32;
 // Lanes of a DYN_CMD_RANGE batch (fewer than DYN_WG where the stack is short of room).
 var<workgroup> dyn_wg_lanes: u32;
 // A gathered batch (DYN_CMD_GATHER): frame j from the top (stack[top - 1 - j]) gives lanes
-// dyn_wg_pack[j] .. dyn_wg_pack[j + 1]; its first dyn_wg_full frames are taken whole.
+// dyn_wg_pack[j] & DYN_PACK_LANES .. dyn_wg_pack[j + 1] & DYN_PACK_LANES; its first dyn_wg_full
+// frames are taken whole. Above the lane count, from DYN_DEPTH_SHIFT: the shallowest depth of
+// frames 0 .. j - 1 (dyn_gather_scan).
 var<workgroup> dyn_wg_pack: array<u32, DYN_BATCH + 1>;
-var<workgroup> dyn_wg_full: u32;
+var<workgroup> dyn_wg_full: atomic<u32>;
+// dyn_gather_scan's second buffer.
+var<workgroup> dyn_wg_scan_half: array<u32, DYN_BATCH>;
+const DYN_PACK_LANES: u32 = (1u << DYN_DEPTH_SHIFT) - 1u;
 // The next index of a DYN_CMD_RANGE window that a lane may take.
 var<workgroup> dyn_wg_next: atomic<u32>;
 var<workgroup> dyn_wg_lane_units: atomic<u32>;
@@ -549,8 +554,8 @@ fn dyn_hash(x: u32) -> u32 {
 // them in lane 0. With an empty stack: a shard with queued frames drawn at random, each with a
 // chance that grows with its queue (one probe of each shard, the lanes in parallel), and how
 // many frames after its head are published (no scan when every shard is empty). Else: the
-// index count, first index and (programs with a wide stage) stage of each frame from the stack
-// top down, up to a batch.
+// index count, first index and head of each frame from the stack top down, up to a batch, and
+// (dyn_gather_scan) which of them a gathered batch takes whole.
 fn dyn_prescan(me: u32, lid: u32) {
     let stack = workgroupUniformLoad(&dyn_wg_stack);
     let top = stack.top;
@@ -598,7 +603,8 @@ fn dyn_prescan(me: u32, lid: u32) {
         dyn_ring_scan(lid, 1u);
         return;
     }
-    let n = min(top - stack.bottom, DYN_BATCH);
+    let height = top - stack.bottom;
+    let n = min(height, DYN_BATCH);
     if (lid < n) {
         let g = dyn_stack_frame(me, top - 1u - lid);
         let head = atomicLoad(&dyn_arena[g]);
@@ -607,7 +613,75 @@ fn dyn_prescan(me: u32, lid: u32) {
         dyn_wg_los[lid] = lo;
         dyn_wg_heads[lid] = head;
     }
+    if (lid == 0u) {
+        atomicStore(&dyn_wg_full, n);
+    }
+    // The top frame decides: one wider than a batch is a range window, else a gathered batch,
+    // whose frames the lanes weigh together.
+    if (workgroupUniformLoad(&dyn_wg_sizes[0]) <= DYN_BATCH) {
+        dyn_gather_scan(lid, n, height);
+    }
+}
+
+// Every lane: which of the top `n` frames (of `height`) a gathered batch takes whole, by the
+// rule dyn_gather states, as a prefix scan instead of lane 0 walking the frames one by one.
+// Frame j is taken whole when every frame above it is and its lanes end within the batch and
+// within dyn_unit_room of what stays below it at the shallowest depth so far. Leaves in
+// dyn_wg_pack[j + 1] that depth << DYN_DEPTH_SHIFT | the index count of frames 0 .. j (each
+// counted at most DYN_BATCH + 1: the sum stays below the depth bits, and a frame wider than a
+// batch still fails), and in dyn_wg_full the first frame not taken whole.
+fn dyn_gather_scan(lid: u32, n: u32, height: u32) {
+    var size = 0u;
+    var depth = DYN_MAX_DEPTH;
+    var blocked = false;
+    if (lid < n) {
+        let head = dyn_wg_heads[lid];
+        size = min(dyn_wg_sizes[lid], DYN_BATCH + 1u);
+        depth = min(head >> DYN_DEPTH_SHIFT, DYN_MAX_DEPTH);
+        // A frame of a wide stage ends a gathered batch.
+        blocked = DYN_WIDE && dyn_width(head & 0xFFFFu) > 1u;
+    }
+    var acc = (depth << DYN_DEPTH_SHIFT) | size;
+    if (lid == 0u) {
+        dyn_wg_pack[0] = DYN_MAX_DEPTH << DYN_DEPTH_SHIFT;
+    }
+    // Hillis-Steele, two buffers so that a step needs one barrier: steps of 1, 4, 16, ... read
+    // dyn_wg_pack and write dyn_wg_scan_half, steps of 2, 8, 32, ... the other way (a step of a
+    // batch or more only copies).
+    if (lid < DYN_BATCH) {
+        dyn_wg_pack[lid + 1u] = acc;
+    }
     workgroupBarrier();
+    for (var step = 1u; step < DYN_BATCH; step <<= 2u) {
+        if (lid >= step && lid < DYN_BATCH) {
+            acc = dyn_pack_join(dyn_wg_pack[lid + 1u - step], acc);
+        }
+        if (lid < DYN_BATCH) {
+            dyn_wg_scan_half[lid] = acc;
+        }
+        workgroupBarrier();
+        if (lid >= 2u * step && lid < DYN_BATCH) {
+            acc = dyn_pack_join(dyn_wg_scan_half[lid - 2u * step], acc);
+        }
+        if (lid < DYN_BATCH) {
+            dyn_wg_pack[lid + 1u] = acc;
+        }
+        workgroupBarrier();
+    }
+    if (lid < n) {
+        let count = acc & DYN_PACK_LANES;
+        let room = min(DYN_BATCH, dyn_unit_room(height - lid - 1u, acc >> DYN_DEPTH_SHIFT));
+        if (blocked || count - size >= DYN_BATCH || count > room) {
+            atomicMin(&dyn_wg_full, lid);
+        }
+    }
+    workgroupBarrier();
+}
+
+// Two packed scan words, `above` for the frames before: the shallower depth (the words compare
+// as their depths do), the index counts added.
+fn dyn_pack_join(above: u32, word: u32) -> u32 {
+    return (min(above, word) & ~DYN_PACK_LANES) + (above & DYN_PACK_LANES) + (word & DYN_PACK_LANES);
 }
 
 // Lane 0 only: decides what the workgroup does next and writes it to dyn_wg_cmd.
@@ -804,43 +878,27 @@ fn dyn_flush_stats() {
 // (singles and small ranges alike), the last one taken in part if it does not fit; stops at a
 // frame of a wide stage, and where the reserve rule allows no more units (dyn_unit_room: a frame
 // taken whole leaves the stack, one taken in part stays). At least the top frame's first index
-// is taken.
+// is taken. The frames taken whole came from dyn_gather_scan; this takes the next in part.
 fn dyn_gather(me: u32) {
     let top = dyn_wg_stack.top;
     let height = top - dyn_wg_stack.bottom;
-    let n = min(height, DYN_BATCH);
-    var count = 0u;
-    var frames = 0u;
-    var full = 0u;
-    var depth = DYN_MAX_DEPTH;
-    for (; frames < n && count < DYN_BATCH; frames++) {
-        if (DYN_WIDE && dyn_width(dyn_wg_heads[frames] & 0xFFFFu) > 1u) {
-            break;
-        }
-        let size = dyn_wg_sizes[frames];
-        let d = min(depth, dyn_wg_heads[frames] >> DYN_DEPTH_SHIFT);
-        if (count + size <= min(DYN_BATCH, dyn_unit_room(height - full - 1u, d))) {
-            dyn_wg_pack[frames] = count;
-            count += size;
-            depth = d;
-            full++;
-            continue;
-        }
+    let full = atomicLoad(&dyn_wg_full);
+    var count = dyn_wg_pack[full] & DYN_PACK_LANES;
+    var depth = dyn_wg_pack[full] >> DYN_DEPTH_SHIFT;
+    var frames = full;
+    if (full < min(height, DYN_BATCH) && count < DYN_BATCH && !(DYN_WIDE && dyn_width(dyn_wg_heads[full] & 0xFFFFu) > 1u)) {
+        // The frame stays: `height - full` frames are left.
+        let d = min(depth, dyn_wg_heads[full] >> DYN_DEPTH_SHIFT);
         let room = min(DYN_BATCH, dyn_unit_room(height - full, d));
-        if (room <= count) {
-            break;
+        if (room > count) {
+            // The rest of this frame stays where it is, its first index moved on.
+            atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - full) + DYN_F_LO], dyn_wg_los[full] + room - count);
+            count = room;
+            depth = d;
+            frames++;
+            dyn_wg_pack[frames] = count;
         }
-        // The rest of this frame stays where it is, its first index moved on.
-        let take = room - count;
-        atomicStore(&dyn_arena[dyn_stack_frame(me, top - 1u - frames) + DYN_F_LO], dyn_wg_los[frames] + take);
-        dyn_wg_pack[frames] = count;
-        count += take;
-        depth = d;
-        frames++;
-        break;
     }
-    dyn_wg_pack[frames] = count;
-    dyn_wg_full = full;
     dyn_wg_depth = depth;
     dyn_wg_stack.top = top - full;
     dyn_wg_cmd = array<u32, 4>(DYN_CMD_GATHER, frames, count, top);
@@ -880,16 +938,17 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     var b = cmd[1];
     while (b - a > 1u) {
         let m = (a + b) / 2u;
-        if (dyn_wg_pack[m] <= lid) {
+        if ((dyn_wg_pack[m] & DYN_PACK_LANES) <= lid) {
             a = m;
         } else {
             b = m;
         }
     }
     let f = dyn_stack_frame(me, cmd[3] - 1u - a);
-    let head = atomicLoad(&dyn_arena[f]);
+    // The frame's head came with the prescan.
+    let head = dyn_wg_heads[a];
     let stage = head & 0xFFFFu;
-    let offset = lid - dyn_wg_pack[a];
+    let offset = lid - (dyn_wg_pack[a] & DYN_PACK_LANES);
     if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
         // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
         let key = atomicLoad(&dyn_arena[f + DYN_FRAME_HEADER]);
@@ -900,7 +959,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         }
     }
     // The lane of a frame's last index finishes the frame (when the batch took all of it).
-    if (a < dyn_wg_full && lid + 1u == dyn_wg_pack[a + 1u]) {
+    if (a < atomicLoad(&dyn_wg_full) && lid + 1u == (dyn_wg_pack[a + 1u] & DYN_PACK_LANES)) {
         atomicAdd(&dyn_wg_finished, 1u);
     }
     dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);

@@ -4,7 +4,9 @@
 //! to and claimed from a ring at random. Checks, for every reserve from the floor
 //! `(D + 1) * F + B` up, that the stack never holds more than R frames and that every batch on a
 //! non-empty stack runs at least one unit. Breaking the rule (stamping a child at the batch's
-//! own depth, or forgetting that a frame taken in part stays) must fail the check.
+//! own depth, or forgetting that a frame taken in part stays) must fail the check. The kernel
+//! forms a gathered batch by a prefix scan over the lanes (`dyn_gather_scan`); the model runs
+//! that scan too and checks that it forms the batch the walk does.
 
 /// A frame: its stored depth (what the kernel knows), its true spawn depth, its index count.
 #[derive(Clone, Copy, Debug)]
@@ -31,7 +33,16 @@ enum Variant {
     Rule,
     ChildAtBatchDepth,
     PartialFramePopped,
+    /// Gathered batches formed by the kernel's prefix scan (`dyn_gather_scan`), each checked
+    /// against the walk of `take`.
+    Scanned,
+    /// The scan with each frame's own depth instead of the shallowest so far: must differ.
+    ScannedOwnDepth,
 }
+
+/// `DYN_DEPTH_SHIFT`: a packed scan word holds a depth above it and a lane count below.
+const DEPTH_SHIFT: u32 = 17;
+const PACK_LANES: u32 = (1 << DEPTH_SHIFT) - 1;
 
 struct Model {
     d: u32,
@@ -86,6 +97,72 @@ impl Model {
         (units, depth)
     }
 
+    /// `take` for a gathered batch the way the kernel forms it: every lane's frame weighed by a
+    /// Hillis-Steele scan of packed (shallowest depth, capped index count) words, the first frame
+    /// not taken whole the least failing lane (`dyn_gather_scan`), then lane 0 takes it in part
+    /// (`dyn_gather`).
+    fn take_scanned(&self, stack: &mut Vec<Frame>) -> (Vec<u32>, u32) {
+        let height = stack.len() as u32;
+        let n = height.min(self.b);
+        let frame = |j: u32| stack[stack.len() - 1 - j as usize];
+        let mut acc: Vec<u32> = (0..self.b)
+            .map(|lid| {
+                let (depth, size) = if lid < n {
+                    (frame(lid).depth.min(self.d), frame(lid).size.min(self.b + 1))
+                } else {
+                    (self.d, 0)
+                };
+                (depth << DEPTH_SHIFT) | size
+            })
+            .collect();
+        let own = acc.clone();
+        let mut step = 1;
+        while step < self.b {
+            let above = acc.clone();
+            for lid in step..self.b {
+                let (a, b) = (above[(lid - step) as usize], acc[lid as usize]);
+                let depth = if self.variant == Variant::ScannedOwnDepth {
+                    b
+                } else {
+                    a.min(b)
+                };
+                acc[lid as usize] = (depth & !PACK_LANES) + (a & PACK_LANES) + (b & PACK_LANES);
+            }
+            step <<= 1;
+        }
+        let full = (0..n)
+            .find(|&lid| {
+                let count = acc[lid as usize] & PACK_LANES;
+                let before = count - (own[lid as usize] & PACK_LANES);
+                let room = self
+                    .b
+                    .min(self.room(height - lid - 1, acc[lid as usize] >> DEPTH_SHIFT));
+                before >= self.b || count > room
+            })
+            .unwrap_or(n);
+        let before = if full == 0 {
+            self.d << DEPTH_SHIFT
+        } else {
+            acc[full as usize - 1]
+        };
+        let (count, mut depth) = (before & PACK_LANES, before >> DEPTH_SHIFT);
+        let mut units: Vec<u32> = (0..full)
+            .flat_map(|j| std::iter::repeat_n(frame(j).true_depth, frame(j).size as usize))
+            .collect();
+        if full < n && count < self.b {
+            let d = depth.min(frame(full).depth);
+            let room = self.b.min(self.room(height - full, d));
+            if room > count {
+                units.extend(std::iter::repeat_n(frame(full).true_depth, (room - count) as usize));
+                let i = stack.len() - 1 - full as usize;
+                stack[i].size -= room - count;
+                depth = d;
+            }
+        }
+        stack.truncate(stack.len() - full as usize);
+        (units, depth)
+    }
+
     /// One run: returns the most frames the stack held, or the first broken promise.
     fn run(&self, seed: u64) -> Result<u32, String> {
         let mut rng = Rng(seed | 1);
@@ -107,7 +184,21 @@ impl Model {
                 high = high.max(stack.len() as u32);
                 continue;
             }
-            let (units, depth) = self.take(&mut stack);
+            let scanned = matches!(self.variant, Variant::Scanned | Variant::ScannedOwnDepth);
+            let (units, depth) = if scanned && stack.last().unwrap().size <= self.b {
+                let mut walked = stack.clone();
+                let batch = self.take(&mut walked);
+                let before = stack.clone();
+                let got = self.take_scanned(&mut stack);
+                if got != batch || walked.iter().map(|f| f.size).ne(stack.iter().map(|f| f.size)) {
+                    return Err(format!(
+                        "the scan formed {got:?} where the walk formed {batch:?} from {before:?}"
+                    ));
+                }
+                got
+            } else {
+                self.take(&mut stack)
+            };
             if units.is_empty() {
                 return Err(format!("a batch took nothing from a stack of {}", stack.len()));
             }
@@ -185,6 +276,16 @@ fn check(variant: Variant) -> Result<(), String> {
 #[test]
 fn the_stack_stays_within_every_reserve_from_the_floor_up() {
     check(Variant::Rule).unwrap();
+}
+
+#[test]
+fn the_scan_forms_the_batch_the_walk_forms() {
+    check(Variant::Scanned).unwrap();
+}
+
+#[test]
+fn a_scan_without_the_shallowest_depth_forms_other_batches() {
+    assert!(check(Variant::ScannedOwnDepth).is_err());
 }
 
 #[test]
