@@ -41,7 +41,6 @@ const DYN_F_LO: u32 = 1u;       // the next index
 const DYN_F_HI: u32 = 2u;       // one past the last index
 const DYN_F_REC: u32 = 3u;      // the recursion counter
 const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cleared
-const DYN_DEPTH_SHIFT: u32 = 17u;
 
 // Broadcast commands from lane 0.
 const DYN_CMD_NONE: u32 = 0u;
@@ -645,14 +644,15 @@ fn dyn_gather_scan(lid: u32, n: u32, height: u32) {
     if (lid == 0u) {
         dyn_wg_pack[0] = DYN_MAX_DEPTH << DYN_DEPTH_SHIFT;
     }
-    // Hillis-Steele, two buffers so that a step needs one barrier: steps of 1, 4, 16, ... read
-    // dyn_wg_pack and write dyn_wg_scan_half, steps of 2, 8, 32, ... the other way (a step of a
-    // batch or more only copies).
+    // Hillis-Steele over the n frames (n is uniform: it comes from the stack's positions), two
+    // buffers so that a step needs one barrier: steps of 1, 4, 16, ... read dyn_wg_pack and
+    // write dyn_wg_scan_half, steps of 2, 8, 32, ... the other way (a step of n or more only
+    // copies). A short stack takes fewer steps.
     if (lid < DYN_BATCH) {
         dyn_wg_pack[lid + 1u] = acc;
     }
     workgroupBarrier();
-    for (var step = 1u; step < DYN_BATCH; step <<= 2u) {
+    for (var step = 1u; step < n; step <<= 2u) {
         if (lid >= step && lid < DYN_BATCH) {
             acc = dyn_pack_join(dyn_wg_pack[lid + 1u - step], acc);
         }

@@ -83,6 +83,11 @@ pub const RESERVE_SIXTEENTHS_WITH_QUEUES: u32 = 8;
 pub const RING_SLOTS_PER_WORKER: u32 = 1024;
 /// Words before the payload in a frame: stage, flags and depth; lo, hi, recursion counter.
 pub const FRAME_HEADER_WORDS: u32 = 4;
+/// The bit where a frame head's depth starts (`DYN_DEPTH_SHIFT`): the stage takes bits 0-15 and
+/// the owned flag bit 16. A gathered batch's prefix scan packs a lane count below it too.
+pub const DEPTH_SHIFT: u32 = 17;
+/// The deepest spawns may nest (`max_spawn_depth`): the depth field's 15 bits (DYN0505).
+pub const MAX_SPAWN_DEPTH: u32 = (1 << (32 - DEPTH_SHIFT)) - 1;
 /// Halves of a batch's frames (`DYN_BATCH * unit_frames`) the smallest reserve holds beyond the
 /// rule's floor (a claimed batch above room for a unit at every depth): `arena.min_stack_frames`.
 /// H200, 1/16 of expand's peak (docs/performance.md, session 21): at the floor, more workers
@@ -395,6 +400,7 @@ impl Layout {
         c("BATCH", self.batch);
         c("FRAME_WORDS", self.frame_words);
         c("FRAME_HEADER", FRAME_HEADER_WORDS);
+        c("DEPTH_SHIFT", DEPTH_SHIFT);
         c("STAGES", stages as u32);
         c("CARRY_CAP", self.carry_cap);
         c("CHILD_CAP", self.child_cap);

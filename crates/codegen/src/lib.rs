@@ -82,6 +82,7 @@ pub fn generate(executable: &Executable, options: Options) -> Result<Artifact, V
     let program: &Program = executable;
     let Options { schedule, lanes } = options;
     check_lanes(program, lanes)?;
+    check_depth(program)?;
     let partition = schedule::partition(program, schedule);
     let queues = partition.dispatches.len() as u32;
     let bindings = ExecutorBindings::new(program);
@@ -485,6 +486,26 @@ fn check_lanes(program: &Program, lanes: u32) -> Result<(), Vec<Diagnostic>> {
         ))
         .with_hint(format!("build without `--lanes`, or with `--lanes {DEFAULT_LANES}`"))]),
     }
+}
+
+/// DYN0505 when spawns may nest deeper than a frame's depth field counts (the reserve rule
+/// needs every frame's depth: docs/executor.md, "Why the stack fits in its reserve").
+fn check_depth(program: &Program) -> Result<(), Vec<Diagnostic>> {
+    if program.max_spawn_depth <= layout::MAX_SPAWN_DEPTH {
+        return Ok(());
+    }
+    Err(vec![Diagnostic::error(
+        codes::DYN0505,
+        format!(
+            "spawns may nest {} deep, more than the executor's limit of {}",
+            program.max_spawn_depth,
+            layout::MAX_SPAWN_DEPTH
+        ),
+        program.entry.span.clone(),
+        "spawns from this entry",
+    )
+    .with_note("each `@max_depth(N)` recursion on a chain of spawns adds its N levels to the depth")
+    .with_hint("lower the `@max_depth` bounds, or turn the deepest recursion into a worklist through a `@keyed` stage (its spawns do not nest)")])
 }
 
 /// DYN0501, pointing at the stage with the largest payload.

@@ -117,7 +117,7 @@ impl Model {
             .collect();
         let own = acc.clone();
         let mut step = 1;
-        while step < self.b {
+        while step < n {
             let above = acc.clone();
             for lid in step..self.b {
                 let (a, b) = (above[(lid - step) as usize], acc[lid as usize]);

@@ -52,6 +52,7 @@ pub const DYN0501: &str = "DYN0501";
 pub const DYN0502: &str = "DYN0502";
 pub const DYN0503: &str = "DYN0503";
 pub const DYN0504: &str = "DYN0504";
+pub const DYN0505: &str = "DYN0505";
 
 pub const ALL: &[CodeInfo] = &[
     CodeInfo {
@@ -268,6 +269,11 @@ pub const ALL: &[CodeInfo] = &[
         code: DYN0504,
         title: "lanes per worker the program cannot have",
         explanation: include_str!("../codes/DYN0504.md"),
+    },
+    CodeInfo {
+        code: DYN0505,
+        title: "spawns nest deeper than the executor counts",
+        explanation: include_str!("../codes/DYN0505.md"),
     },
 ];
 
