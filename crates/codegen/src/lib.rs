@@ -18,8 +18,8 @@ use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
 // Quoted by docs/executor.md's prose, which tests/examples.rs checks against them.
 pub use layout::{
-    CHAIN_LENGTH, DONE_POLL, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS, MIN_RING_SLOTS, QUEUE_WORDS,
-    WORKGROUP_MEMORY,
+    CHAIN_LENGTH, DONE_POLL, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS, MAX_SPAWN_DEPTH, MIN_RING_SLOTS,
+    QUEUE_WORDS, WORKGROUP_MEMORY,
 };
 pub use schedule::{LEAF_DISPATCH_WG, SPAWNER_DISPATCH_WG};
 pub use streams::EMIT_BUFFER_WORDS;

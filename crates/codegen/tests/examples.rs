@@ -170,6 +170,11 @@ fn executor_doc_quotes_the_code_constants() {
         format!("`DYN_MAX_DISPATCH_GROUPS` ({})", cg::MAX_DISPATCH_GROUPS),
         format!("a chain of {} such", cg::CHAIN_LENGTH),
         format!("`DYN_DONE_POLL` ({}) plan steps", cg::DONE_POLL),
+        format!(
+            "(D is at most {},{:03}, the field's 15 bits",
+            cg::MAX_SPAWN_DEPTH / 1000,
+            cg::MAX_SPAWN_DEPTH % 1000
+        ),
         // "Streams".
         format!(
             "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",
