@@ -637,8 +637,7 @@ fn dyn_gather_scan(lid: u32, n: u32, height: u32) {
         let head = dyn_wg_heads[lid];
         size = min(dyn_wg_sizes[lid], DYN_BATCH + 1u);
         depth = min(head >> DYN_DEPTH_SHIFT, DYN_MAX_DEPTH);
-        // A frame of a wide stage ends a gathered batch.
-        blocked = DYN_WIDE && dyn_width(head & 0xFFFFu) > 1u;
+        blocked = dyn_ends_gather(head);
     }
     var acc = (depth << DYN_DEPTH_SHIFT) | size;
     if (lid == 0u) {
@@ -676,6 +675,11 @@ fn dyn_gather_scan(lid: u32, n: u32, height: u32) {
         }
     }
     workgroupBarrier();
+}
+
+// A frame of a wide stage (its head given) ends a gathered batch: its units need groups of lanes.
+fn dyn_ends_gather(head: u32) -> bool {
+    return DYN_WIDE && dyn_width(head & 0xFFFFu) > 1u;
 }
 
 // Two packed scan words, `above` for the frames before: the shallower depth (the words compare
@@ -886,7 +890,7 @@ fn dyn_gather(me: u32) {
     var count = dyn_wg_pack[full] & DYN_PACK_LANES;
     var depth = dyn_wg_pack[full] >> DYN_DEPTH_SHIFT;
     var frames = full;
-    if (full < min(height, DYN_BATCH) && count < DYN_BATCH && !(DYN_WIDE && dyn_width(dyn_wg_heads[full] & 0xFFFFu) > 1u)) {
+    if (full < min(height, DYN_BATCH) && count < DYN_BATCH && !dyn_ends_gather(dyn_wg_heads[full])) {
         // The frame stays: `height - full` frames are left.
         let d = min(depth, dyn_wg_heads[full] >> DYN_DEPTH_SHIFT);
         let room = min(DYN_BATCH, dyn_unit_room(height - full, d));

@@ -40,8 +40,8 @@ enum Variant {
     ScannedOwnDepth,
 }
 
-/// `DYN_DEPTH_SHIFT`: a packed scan word holds a depth above it and a lane count below.
-const DEPTH_SHIFT: u32 = 17;
+/// A packed scan word holds a depth from `DYN_DEPTH_SHIFT` up and a lane count below.
+use dyngc_codegen::DEPTH_SHIFT;
 const PACK_LANES: u32 = (1 << DEPTH_SHIFT) - 1;
 
 struct Model {
