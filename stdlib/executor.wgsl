@@ -24,6 +24,10 @@
 //   dyn_streams_setup()         each worker, each launch: the sub-windows into private variables
 //   dyn_streams_lane_end()      a lane's units of a batch are done: the stream room it holds
 //                               goes back
+//   dyn_accumulators_init(lid: u32), dyn_accumulators_flush(lid: u32)   each worker, each
+//                               launch: the workgroup copies of the outputs the units only
+//                               combine into start empty / are added to the outputs (empty
+//                               without such outputs; docs/executor.md, "Accumulated outputs")
 // and two more, generated only when no stage is dispatched (then stdlib/queues.wgsl, appended
 // after this file, defines them):
 //   dyn_finish()                the persistent kernel has no work left: dyn_stop() (queues: the
@@ -483,6 +487,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
         atomicStore(&dyn_wg_units[s], 0u);
     }
+    dyn_accumulators_init(lid);
     // Bounded by the fuel: dyn_plan answers EXIT once it is spent.
     loop {
         storageBarrier();
@@ -534,6 +539,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         atomicStore(&dyn_arena[dyn_stack_words(me) + 1u], dyn_wg_stack.bottom);
         dyn_flush_stats();
     }
+    dyn_accumulators_flush(lid);
     for (var s = lid; s < DYN_STAGES; s += DYN_WG) {
         let n = atomicLoad(&dyn_wg_units[s]);
         if (n != 0u) {

@@ -14,6 +14,9 @@ pub const LANE_CHOICES: [u32; 3] = [64, 128, 256];
 pub const WORKGROUP_MEMORY: u32 = 16 * 1024;
 /// Workgroup memory the staging area may use, in bytes (the rest is the scheduler's).
 pub const STAGING_BUDGET: u32 = 12 * 1024;
+/// Workgroup memory at most for the copies of accumulated outputs (docs/executor.md,
+/// "Accumulated outputs"): 256 words, a histogram's worth, so the staging area keeps its budget.
+pub const ACCUMULATOR_BYTES: u32 = 1024;
 /// Plan iterations in a row a worker spends finding nothing, while `pending` does not change,
 /// before it leaves the launch. A change of `pending` (others are making progress, so work may
 /// be lent soon) starts the count again; fuel still bounds the loop.

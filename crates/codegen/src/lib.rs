@@ -7,6 +7,7 @@
 //! naga's WGSL backend — so the output is canonical, validated, and byte-identical for the
 //! same input.
 
+mod accumulate;
 mod glue;
 mod layout;
 mod schedule;
@@ -18,8 +19,8 @@ use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
 // Quoted by docs/executor.md's prose, which tests/examples.rs checks against them.
 pub use layout::{
-    CHAIN_LENGTH, DONE_POLL, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS, MAX_SPAWN_DEPTH, MIN_RING_SLOTS,
-    QUEUE_WORDS, WORKGROUP_MEMORY,
+    ACCUMULATOR_BYTES, CHAIN_LENGTH, DONE_POLL, LEAF_UNROLL, LINE_WORDS, MAX_DISPATCH_GROUPS, MAX_SHARDS,
+    MAX_SPAWN_DEPTH, MIN_RING_SLOTS, QUEUE_WORDS, WORKGROUP_MEMORY,
 };
 pub use schedule::{LEAF_DISPATCH_WG, SPAWNER_DISPATCH_WG};
 pub use streams::EMIT_BUFFER_WORDS;
@@ -86,8 +87,8 @@ pub fn generate(executable: &Executable, options: Options) -> Result<Artifact, V
     let partition = schedule::partition(program, schedule);
     let queues = partition.dispatches.len() as u32;
     let bindings = ExecutorBindings::new(program);
-    let parse = |layout: &Layout| {
-        let text = module_text(executable, &partition, layout, &bindings);
+    let parse = |layout: &Layout, accumulators: &[accumulate::Accumulator]| {
+        let text = module_text(executable, &partition, layout, &bindings, accumulators);
         naga::front::wgsl::parse_str(&text)
             .map(|module| (module, text.clone()))
             .map_err(|e| internal(program, e.emit_to_string(&text)))
@@ -95,7 +96,7 @@ pub fn generate(executable: &Executable, options: Options) -> Result<Artifact, V
     let Some(mut layout) = Layout::new(program, layout::STAGING_BUDGET, queues, lanes) else {
         return Err(vec![too_large(program)]);
     };
-    let (mut module, mut text) = parse(&layout)?;
+    let (mut module, mut text) = parse(&layout, &[])?;
     let memory = WorkgroupMemory::of(&module, &layout);
     if memory.total > layout::WORKGROUP_MEMORY {
         // The program's own `var<workgroup>` items: give the staging area what they leave.
@@ -106,14 +107,25 @@ pub fn generate(executable: &Executable, options: Options) -> Result<Artifact, V
             return Err(vec![workgroup_memory(program, &memory)]);
         };
         layout = shrunk;
-        (module, text) = parse(&layout)?;
+        (module, text) = parse(&layout, &[])?;
     }
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    )
-    .validate(&module)
-    .map_err(|e| internal(program, e.emit_to_string(&text)))?;
+    let validate = |module: &naga::Module, text: &str| {
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        )
+        .validate(module)
+        .map_err(|e| internal(program, e.emit_to_string(text)))
+    };
+    let mut info = validate(&module, &text)?;
+    // Outputs the units only combine into get a copy in the workgroup memory the rest leaves.
+    let room = layout::WORKGROUP_MEMORY.saturating_sub(WorkgroupMemory::of(&module, &layout).total);
+    let accumulators = accumulate::find(program, &module, &info, room);
+    if !accumulators.is_empty() {
+        (module, text) = parse(&layout, &accumulators)?;
+        accumulate::redirect(&mut module, &accumulators);
+        info = validate(&module, &text)?;
+    }
     let wgsl = naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
         .map_err(|e| internal(program, e.to_string()))?;
     let written = Written::of(&module, &wgsl).map_err(|e| internal(program, e))?;
@@ -586,7 +598,13 @@ impl ExecutorBindings {
     }
 }
 
-fn module_text(executable: &Executable, partition: &Partition, layout: &Layout, bindings: &ExecutorBindings) -> String {
+fn module_text(
+    executable: &Executable,
+    partition: &Partition,
+    layout: &Layout,
+    bindings: &ExecutorBindings,
+    accumulators: &[accumulate::Accumulator],
+) -> String {
     let program: &Program = executable;
     let mut out = ModuleText::default();
     out.push(&layout.wgsl_constants(program.stages.len()));
@@ -617,6 +635,7 @@ fn module_text(executable: &Executable, partition: &Partition, layout: &Layout, 
         streams::emit_fn(program, r)
     });
     out.push(&glue::executor_glue(program, partition, layout));
+    out.push(&accumulate::wgsl(accumulators));
     out.push("\n");
     out.push(EXECUTOR_WGSL);
     if !partition.dispatches.is_empty() {

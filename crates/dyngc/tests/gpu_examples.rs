@@ -564,6 +564,19 @@ fn collatz_random() {
     });
 }
 
+/// Outputs the units only combine into, accumulated in workgroup memory and added once per
+/// worker and launch (docs/executor.md, "Accumulated outputs"): every combining atomic, a
+/// fill that is not the identity (`kept`), relaunches by fuel, and one worker's copy
+/// flushed many times. Under the partitioned schedule `leaf` is dispatched, so the outputs it
+/// touches stay in memory while the others are accumulated.
+#[test]
+fn accumulated_outputs() {
+    let x = support::collatz_inputs(3000, 100_000, 23);
+    past_one_batch(walk_units(&x, 1));
+    let case = support::accumulate_case("3000 values below 100,000", x);
+    check_matrix(&case, false, &no_extra);
+}
+
 /// Self-`become`s held in a lane's registers: with a struct payload and two sites, after a spawn
 /// in the same unit (one unit's frames per lane: the lane stops there), and with no payload,
 /// whose chains end on a shared counter. Long walks (values up to 100,000) run past the lane's

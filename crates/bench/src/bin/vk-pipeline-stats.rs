@@ -6,7 +6,10 @@
 //! (bounds checks, loop bounding, integer-division checks), one entry point at a time, as wgpu
 //! compiles it. No GPU profiler reaches the bench machine; this is the counter that does.
 //!
-//! `vk-pipeline-stats FILE.wgsl [--no-loop-bounding]` prints one block per compute entry point.
+//! `vk-pipeline-stats FILE.wgsl [--no-loop-bounding] [--cache-dump DIR]` prints one block per
+//! compute entry point; with `--cache-dump`, it also writes the driver's pipeline cache after each
+//! entry point's pipeline to `DIR/ENTRY.cache` (on NVIDIA, a zstd frame holding the machine
+//! code, which `bench/h200/s23/disasm.py` cuts out and disassembles with `nvdisasm`).
 
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -16,12 +19,22 @@ use ash::vk;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(path) = args.iter().find(|a| !a.starts_with("--")) else {
-        eprintln!("usage: vk-pipeline-stats FILE.wgsl [--no-loop-bounding]");
+    let Some(path) = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--cache-dump"))
+        .map(|(_, a)| a)
+    else {
+        eprintln!("usage: vk-pipeline-stats FILE.wgsl [--no-loop-bounding] [--cache-dump DIR]");
         return ExitCode::from(2);
     };
     let loop_bounding = !args.iter().any(|a| a == "--no-loop-bounding");
-    match run(path, loop_bounding) {
+    let cache_dump = args
+        .iter()
+        .position(|a| a == "--cache-dump")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    match run(path, loop_bounding, cache_dump.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -30,7 +43,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(path: &str, loop_bounding: bool) -> Result<(), String> {
+fn run(path: &str, loop_bounding: bool, cache_dump: Option<&std::path::Path>) -> Result<(), String> {
     let source = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let module = naga::front::wgsl::parse_str(&source).map_err(|e| format!("{path}: {}", e.emit_to_string(&source)))?;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
@@ -49,7 +62,14 @@ fn run(path: &str, loop_bounding: bool) -> Result<(), String> {
             "entry point {} (workgroup size {:?}):",
             entry.name, entry.workgroup_size
         );
-        let stats = gpu.statistics(layout, &words, &entry.name)?;
+        let (stats, cache) = gpu.statistics(layout, &words, &entry.name)?;
+        if let Some(dir) = cache_dump {
+            let file = dir.join(format!("{}.cache", entry.name));
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&file, &cache))
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            println!("  pipeline cache: {} ({} bytes)", file.display(), cache.len());
+        }
         for (name, value) in &stats {
             println!("  {name}: {value}");
         }
@@ -203,7 +223,7 @@ impl Gpu {
         layout: vk::PipelineLayout,
         words: &[u32],
         entry_point: &str,
-    ) -> Result<BTreeMap<String, String>, String> {
+    ) -> Result<(BTreeMap<String, String>, Vec<u8>), String> {
         let module_info = vk::ShaderModuleCreateInfo::default().code(words);
         // SAFETY: the words are naga's validated SPIR-V.
         let shader = unsafe { self.device.create_shader_module(&module_info, None) }
@@ -217,12 +237,19 @@ impl Gpu {
             .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR)
             .stage(stage)
             .layout(layout);
-        // SAFETY: the shader module and layout are alive for the call.
-        let pipeline = unsafe {
+        // A fresh cache per pipeline, so that its data holds this entry point's code alone.
+        // SAFETY: the device is alive; the cache is destroyed below.
+        let cache = unsafe {
             self.device
-                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+                .create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None)
         }
-        .map_err(|(_, e)| format!("vkCreateComputePipelines: {e}"))?[0];
+        .map_err(|e| format!("vkCreatePipelineCache: {e}"))?;
+        // SAFETY: the shader module, layout and cache are alive for the call.
+        let pipeline = unsafe { self.device.create_compute_pipelines(cache, &[info], None) }
+            .map_err(|(_, e)| format!("vkCreateComputePipelines: {e}"))?[0];
+        // SAFETY: the cache is alive.
+        let cache_data = unsafe { self.device.get_pipeline_cache_data(cache) }
+            .map_err(|e| format!("vkGetPipelineCacheData: {e}"))?;
         let mut out = BTreeMap::new();
         let pipeline_info = vk::PipelineInfoKHR::default().pipeline(pipeline);
         // SAFETY: the pipeline was created with CAPTURE_STATISTICS on a device with the feature.
@@ -256,9 +283,10 @@ impl Gpu {
         // SAFETY: nothing uses the pipeline or the module after this.
         unsafe {
             self.device.destroy_pipeline(pipeline, None);
+            self.device.destroy_pipeline_cache(cache, None);
             self.device.destroy_shader_module(shader, None);
         }
-        Ok(out)
+        Ok((out, cache_data))
     }
 }
 

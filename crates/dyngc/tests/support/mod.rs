@@ -81,7 +81,8 @@ pub const EXAMPLES: [&str; 7] = [
 ];
 
 /// Programs that only the tests use, in `tests/programs/`, compiled and run like the examples.
-pub const TEST_PROGRAMS: [&str; 6] = [
+pub const TEST_PROGRAMS: [&str; 7] = [
+    "accumulate",
     "self_loops",
     "long_emits",
     "comb",
@@ -263,6 +264,54 @@ pub fn self_loops_case(label: impl Into<String>, x: Vec<u32>) -> Case {
             ("steps".into(), steps),
             ("hits".into(), hits),
             ("ticks".into(), vec![3 * ticking as u32]),
+        ],
+        rounds: 0,
+    }
+}
+
+/// `tests/programs/accumulate.dyn`: one output of each combining atomic, over every value of
+/// every element's collatz walk (the final 1 included) and the `value % 3` leaves of each
+/// multiple of 8 among them. One `start` unit per element, one `walk` unit per walk value, one `leaf` per leaf.
+pub fn accumulate_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+    let mut hist = vec![0u32; 16];
+    let (mut most, mut lowest) = (0u32, 0i32);
+    let (mut seen, mut kept, mut parity) = (0u32, u32::MAX, 0u32);
+    let (mut walk_units, mut leaf_units) = (0u64, 0u64);
+    for &start in &x {
+        for v in reference::collatz_walk(start).chain([1]) {
+            walk_units += 1;
+            hist[v as usize % 16] = hist[v as usize % 16].wrapping_add(1);
+            most = most.max(v);
+            lowest = lowest.min((v as i32).wrapping_sub(1000));
+            seen |= 1 << (v % 32);
+            kept &= !(1 << (v % 29));
+            parity ^= v;
+            if v % 8 == 0 {
+                for j in 0..v % 3 {
+                    leaf_units += 1;
+                    hist[v as usize % 16] = hist[v as usize % 16].wrapping_add(v);
+                    most = most.max(j + v);
+                }
+            }
+        }
+    }
+    Case {
+        example: "accumulate",
+        label: label.into(),
+        units: vec![
+            ("start".into(), Units::Exact(x.len() as u64)),
+            ("walk".into(), Units::Exact(walk_units)),
+            ("leaf".into(), Units::Exact(leaf_units)),
+        ],
+        inputs: vec![("x".into(), x)],
+        params: vec![],
+        expected: vec![
+            ("hist".into(), hist),
+            ("most".into(), vec![most]),
+            ("lowest".into(), vec![lowest as u32]),
+            ("seen".into(), vec![seen]),
+            ("kept".into(), vec![kept]),
+            ("parity".into(), vec![parity]),
         ],
         rounds: 0,
     }
