@@ -175,6 +175,12 @@ fn executor_doc_quotes_the_code_constants() {
             cg::MAX_SPAWN_DEPTH / 1000,
             cg::MAX_SPAWN_DEPTH % 1000
         ),
+        format!(
+            "`ACCUMULATOR_BYTES` ({},{:03} bytes, {} words)",
+            cg::ACCUMULATOR_BYTES / 1000,
+            cg::ACCUMULATOR_BYTES % 1000,
+            cg::ACCUMULATOR_BYTES / 4
+        ),
         // "Streams".
         format!(
             "fits in {} words of the lane\n  (`EMIT_BUFFER_WORDS`",

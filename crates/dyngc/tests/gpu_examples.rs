@@ -571,9 +571,8 @@ fn collatz_random() {
 /// touches stay in memory while the others are accumulated.
 #[test]
 fn accumulated_outputs() {
-    let x = support::collatz_inputs(3000, 100_000, 23);
-    past_one_batch(walk_units(&x, 1));
-    let case = support::accumulate_case("3000 values below 100,000", x);
+    let case = support::accumulate_case("3000 walks from below 100,000", 3000);
+    past_one_batch(case.min_total_units());
     check_matrix(&case, false, &no_extra);
 }
 

@@ -270,9 +270,11 @@ pub fn self_loops_case(label: impl Into<String>, x: Vec<u32>) -> Case {
 }
 
 /// `tests/programs/accumulate.dyn`: one output of each combining atomic, over every value of
-/// every element's collatz walk (the final 1 included) and the `value % 3` leaves of each
-/// multiple of 8 among them. One `start` unit per element, one `walk` unit per walk value, one `leaf` per leaf.
-pub fn accumulate_case(label: impl Into<String>, x: Vec<u32>) -> Case {
+/// the collatz walks from `i * 7919 % 100000 + 1` for `i < walks` (the final 1 included) and the
+/// `value % 3` leaves of each multiple of 8 among them. One `start` unit per walk, one `walk`
+/// unit per walk value, one `leaf` per leaf.
+pub fn accumulate_case(label: impl Into<String>, walks: u32) -> Case {
+    let x: Vec<u32> = (0..walks).map(|i| i.wrapping_mul(7919) % 100_000 + 1).collect();
     let mut hist = vec![0u32; 16];
     let (mut most, mut lowest) = (0u32, 0i32);
     let (mut seen, mut kept, mut parity) = (0u32, u32::MAX, 0u32);
@@ -303,8 +305,8 @@ pub fn accumulate_case(label: impl Into<String>, x: Vec<u32>) -> Case {
             ("walk".into(), Units::Exact(walk_units)),
             ("leaf".into(), Units::Exact(leaf_units)),
         ],
-        inputs: vec![("x".into(), x)],
-        params: vec![],
+        inputs: vec![],
+        params: vec![("walks".into(), walks)],
         expected: vec![
             ("hist".into(), hist),
             ("most".into(), vec![most]),
