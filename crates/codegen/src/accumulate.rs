@@ -86,8 +86,9 @@ impl Accumulator {
         format!("dyn_acc_{}", self.name)
     }
 
+    /// As the workgroup memory budget counts a variable (`WorkgroupMemory`): rounded up to 16.
     fn bytes(len: Option<u32>) -> u32 {
-        4 * len.unwrap_or(1)
+        (4 * len.unwrap_or(1)).next_multiple_of(16)
     }
 }
 

@@ -159,3 +159,23 @@ entry element(len(n));
     assert_eq!(accumulated(source, Schedule::Megakernel), ["out_total", "out_seen"]);
     assert_eq!(accumulated(source, Schedule::Partitioned), ["out_seen"]);
 }
+
+#[test]
+fn each_copy_counts_as_the_workgroup_budget_counts_it() {
+    // 190 words round up to 768 bytes and each single value to 16: sixteen fit beside the array
+    // in ACCUMULATOR_BYTES, the seventeenth does not.
+    // Named by letters: naga's writer renames identifiers that end in a digit.
+    let singles: Vec<String> = (b'a'..=b'q').map(|k| format!("out_s{}", k as char)).collect();
+    let decls = std::iter::once("output out_a: array<atomic<u32>, 190>;".to_string())
+        .chain(singles.iter().map(|s| format!("output {s}: atomic<u32>;")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let body = std::iter::once("    atomicAdd(&out_a[i % 190u], 1u);".to_string())
+        .chain(singles.iter().map(|s| format!("    atomicAdd(&{s}, i);")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let expected: Vec<String> = std::iter::once("out_a".to_string())
+        .chain(singles[..16].iter().cloned())
+        .collect();
+    assert_eq!(accumulated(&program(&decls, &body), Schedule::Megakernel), expected);
+}
