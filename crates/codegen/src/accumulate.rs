@@ -82,6 +82,11 @@ pub(crate) struct Accumulator {
 }
 
 impl Accumulator {
+    /// The output's name.
+    pub(crate) fn output(&self) -> &str {
+        &self.name
+    }
+
     fn copy(&self) -> String {
         format!("dyn_acc_{}", self.name)
     }

@@ -47,6 +47,9 @@ pub struct Artifact {
     pub info: naga::valid::ModuleInfo,
     /// Warnings about the artifact: limits it needs beyond WebGPU's defaults (DYN0503).
     pub warnings: Vec<Diagnostic>,
+    /// The outputs counted in workgroup memory and added once per worker and launch, in
+    /// declaration order (docs/executor.md, "Accumulated outputs").
+    pub accumulated: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +142,7 @@ pub fn generate(executable: &Executable, options: Options) -> Result<Artifact, V
         module,
         info,
         warnings,
+        accumulated: accumulators.iter().map(|a| a.output().to_string()).collect(),
     })
 }
 

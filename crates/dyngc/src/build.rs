@@ -55,6 +55,12 @@ pub fn run(ctx: &Ctx, args: BuildArgs) -> CmdResult {
     for p in &written {
         outln!("wrote {}", p.display());
     }
+    if !artifact.accumulated.is_empty() {
+        outln!(
+            "counted in workgroup memory: {} (outputs the stages only combine into; docs/executor.md, \"Accumulated outputs\")",
+            artifact.accumulated.join(", ")
+        );
+    }
     let min = artifact.manifest.executor.arena.min_bytes;
     outln!(
         "minimum arena: {} ({min} bytes): one worker and the smallest ring",

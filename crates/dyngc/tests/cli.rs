@@ -503,6 +503,16 @@ fn build_example(name: &str, out_dir: &Path, extra: &[&str]) -> Output {
     dyngc(&args)
 }
 
+/// `dyngc build` says which outputs it counts in workgroup memory: tree's `per_depth`.
+#[test]
+fn build_names_the_accumulated_outputs() {
+    let d = tmp("build-accumulated");
+    let out = build_example("tree", &d, &[]);
+    assert_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("counted in workgroup memory: per_depth ("), "{stdout}");
+}
+
 #[test]
 fn build_writes_wgsl_and_manifest() {
     let d = tmp("build");
@@ -511,6 +521,8 @@ fn build_writes_wgsl_and_manifest() {
     assert_exit(&out, 0);
     let stdout = text(&out.stdout);
     assert!(stdout.contains("minimum arena: "), "{stdout}");
+    // bfs reads `dist`: nothing is accumulated.
+    assert!(!stdout.contains("workgroup memory"), "{stdout}");
     let wgsl = std::fs::read_to_string(out_dir.join("bfs.wgsl")).unwrap();
     assert!(wgsl.contains("@compute"));
     let manifest =
