@@ -129,11 +129,7 @@ pub(crate) fn find(
         if Accumulator::bytes(len) > left {
             continue;
         }
-        let Some((global, _)) = module
-            .global_variables
-            .iter()
-            .find(|(_, v)| v.name.as_deref() == Some(r.name.as_str()))
-        else {
+        let Some(global) = global_named(module, &r.name) else {
             continue;
         };
         let other_entry_reaches =
@@ -174,6 +170,10 @@ fn only_combined(
     global: Handle<naga::GlobalVariable>,
     combine: &mut Option<Combine>,
 ) -> bool {
+    // naga's analysis says which globals a function (with its callees) touches: most do not.
+    if f_info[global].is_empty() {
+        return true;
+    }
     let mut atomics = Vec::new();
     collect_atomics(&f.body, &mut atomics);
     let taken_by = |pointer: Handle<Expression>| atomics.iter().filter(move |a| a.0 == pointer);
@@ -285,15 +285,8 @@ fn dyn_accumulators_flush(lid: u32) {{{flush}
 /// `dyn_accumulators_flush`'s. `module` is the megakernel generated with [`wgsl`]'s text for
 /// the same accumulators.
 pub(crate) fn redirect(module: &mut naga::Module, accumulators: &[Accumulator]) {
-    let global = |module: &naga::Module, name: &str| {
-        module
-            .global_variables
-            .iter()
-            .find(|(_, v)| v.name.as_deref() == Some(name))
-            .map(|(h, _)| h)
-    };
     for a in accumulators {
-        let (Some(binding), Some(copy)) = (global(module, &a.name), global(module, &a.copy())) else {
+        let (Some(binding), Some(copy)) = (global_named(module, &a.name), global_named(module, &a.copy())) else {
             continue;
         };
         let functions = module
@@ -309,4 +302,12 @@ pub(crate) fn redirect(module: &mut naga::Module, accumulators: &[Accumulator]) 
             }
         }
     }
+}
+
+fn global_named(module: &naga::Module, name: &str) -> Option<Handle<naga::GlobalVariable>> {
+    module
+        .global_variables
+        .iter()
+        .find(|(_, v)| v.name.as_deref() == Some(name))
+        .map(|(h, _)| h)
 }
