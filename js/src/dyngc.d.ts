@@ -142,6 +142,10 @@ export interface Executor {
     reserve_sixteenths: number;
     /** The most ring slots per worker, 0 for no cap (docs/manifest.md, "The arena"). */
     ring_slots_per_worker: number;
+    /** The kernel's ring shards (docs/manifest.md, "The arena"); absent in an older manifest. */
+    shard_workers?: number;
+    min_shard_slots?: number;
+    max_shards?: number;
   };
   control: {
     words: number;

@@ -186,6 +186,14 @@ function layout(bytes, requested) {
   return ring >= A.min_ring_slots ? { workers, frames, ring, buffer } : null;
 }
 
+// executor.md, "Ring shards": the shards the kernel splits `ring` slots into for `workers`
+// workers (one shard for a manifest without the rule).
+function shards(workers, ring) {
+  if (!A.shard_workers || !A.min_shard_slots || !A.max_shards) return 1;
+  const most = Math.min(Math.max(1, Math.floor(workers / A.shard_workers)), Math.max(1, Math.floor(ring / A.min_shard_slots)), A.max_shards);
+  return 2 ** (31 - Math.clz32(most));
+}
+
 function usage(words, run) {                 // run: { arenaBytes, requested, workers, frames, ring }
   const ringHw = Math.min(words[W.ring], run.ring);
   const stackHw = Math.min(words[W.stack], run.frames);
@@ -202,26 +210,26 @@ class Policy {
       throw new Error(`policy knobs out of range: ${JSON.stringify({ grow, touch, shrinkBelow, shrinkAfter })}`);
     }
     this.size = this.floor;
-    this.calm = [];                          // ring high-water marks of the latest calm samples
+    this.calm = [];                          // fullest ring shards of the latest calm samples
   }
   observe(u) {                               // returns the new size, or null
     if (u.arenaBytes !== this.size) return null;
-    // Fallback-bound (the ring full and spawns kept home) or worker-bound (out of fuel with
+    // Fallback-bound (the ring full and more spawns kept home than idle steps) or worker-bound (out of fuel with
     // fewer workers than asked for, and busy ones: no more idle steps than batches): grow, if
     // the larger arena holds more workers or ring slots (the ring may be at its cap).
-    if ((u.fallbacks > 0 && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested && u.idle <= u.batches)) {
+    if ((u.fallbacks > u.idle && u.ringHw >= this.touch * u.ring) || (u.fuel > 0 && u.workers < u.requested && u.idle <= u.batches)) {
       const next = Math.max(this.size, Math.min(this.ceiling, Math.floor(this.size * this.grow)));
       const l = layout(next, u.requested);
       if (l && (l.ring > u.ring || l.workers > u.workers)) return this.change(next);
     }
     if (!u.done) return null;
     if (u.used > this.shrinkBelow * this.size) { this.calm = []; return null; }
-    this.calm.push(u.ringHw);
+    this.calm.push(Math.ceil(u.ringHw / shards(u.workers, u.ring)));
     if (this.calm.length > this.shrinkAfter) this.calm.shift();
     if (this.calm.length < this.shrinkAfter) return null;
     const next = Math.min(this.size, Math.max(this.floor, Math.floor(this.size / this.grow)));
     const l = layout(next, u.requested);
-    return l && Math.max(...this.calm) * 2 <= l.ring ? this.change(next) : null;
+    return l && Math.max(...this.calm) * 2 <= l.ring / shards(l.workers, l.ring) ? this.change(next) : null;
   }
   change(next) { this.calm = []; if (next === this.size) return null; this.size = next; return next; }
 }

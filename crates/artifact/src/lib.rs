@@ -421,6 +421,15 @@ pub struct ArenaLayout {
     /// The most ring slots per worker, counting at least [`RING_CAP_WORKERS`] workers (0: no
     /// cap; [`Manifest::ring_slots`]); what the arena holds beyond is left unused.
     pub ring_slots_per_worker: u32,
+    /// The kernel's split of the ring into shards ([`Manifest::ring_shards`]): about one per
+    /// `shard_workers` workers, each of at least `min_shard_slots` slots, at most `max_shards`.
+    /// 0 in an older manifest: read the ring as one shard.
+    #[serde(default)]
+    pub shard_workers: u32,
+    #[serde(default)]
+    pub min_shard_slots: u32,
+    #[serde(default)]
+    pub max_shards: u32,
 }
 
 impl ArenaLayout {
@@ -538,6 +547,22 @@ impl Manifest {
         }
         let slots = if fit == 0 { 0 } else { 1u64 << fit.ilog2() };
         (slots >= a.min_ring_slots as u64).then_some(slots as u32)
+    }
+
+    /// The shards the kernel splits a ring of `ring_slots` slots into for `workers` workers
+    /// (docs/executor.md, "Ring shards"): the largest power of two at most `workers /
+    /// shard_workers`, `ring_slots / min_shard_slots` and `max_shards` (each at least 1); 1 for
+    /// a manifest without them. A shard has `ring_slots / shards` slots.
+    pub fn ring_shards(&self, workers: u32, ring_slots: u32) -> u32 {
+        let a = &self.executor.arena;
+        if a.shard_workers == 0 || a.min_shard_slots == 0 || a.max_shards == 0 {
+            return 1;
+        }
+        let most = (workers / a.shard_workers)
+            .max(1)
+            .min((ring_slots / a.min_shard_slots).max(1))
+            .min(a.max_shards);
+        1 << most.ilog2()
     }
 
     /// Arena bytes actually used with `workers` workers of `stack_frames` frames and

@@ -135,9 +135,11 @@ pub fn site_fn(program: &Program, partition: &Partition, k: EdgeId) -> String {
     };
     // A `become`, or a single spawn from a one-lane stage, is held in the lane's registers: the
     // lane runs it next, in the same batch, unless something makes it stage the unit as a frame
-    // (docs/executor.md, "Units in registers"). Wide bodies stage every spawn.
+    // (docs/executor.md, "Units in registers"): a carry for a `become` or a lone spawn, which
+    // continues its chain at the same level, else a child. Wide bodies stage every spawn.
     let held = match edge.kind {
         EdgeKind::Become => Some("DYN_HELD_CARRY"),
+        EdgeKind::Spawn if edge.lone => Some("DYN_HELD_CARRY"),
         EdgeKind::Spawn if program.stages[edge.from].width == 1 => Some("DYN_HELD_CHILD"),
         _ => None,
     };

@@ -309,11 +309,13 @@ impl Layout {
                     .unwrap_or(0)
             };
             // A unit that finds no room in a stream window is staged again like a carry
-            // (docs/executor.md, "Streams"): a carry slot per lane.
-            let carries = program.stages.values().any(|s| s.becomes || !s.max_emits.is_empty());
+            // (docs/executor.md, "Streams"), and so is a lone spawn: a carry slot per lane.
+            let lone = program.edges.values().any(|e| e.lone);
+            let carries = lone || program.stages.values().any(|s| s.becomes || !s.max_emits.is_empty());
+            let lone_spawner = |s: &Stage| s.sites.iter().any(|&k| program.edges[k].lone);
             (
                 if carries { batch } else { 0 },
-                most(&|s| s.max_spawns),
+                most(&|s| if lone_spawner(s) { 0 } else { s.max_spawns }),
                 most(&keyed_sites),
             )
         };

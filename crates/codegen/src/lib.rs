@@ -888,6 +888,9 @@ fn manifest(
                     + bytes_per_slot * layout::MIN_RING_SLOTS as u64,
                 reserve_sixteenths,
                 ring_slots_per_worker,
+                shard_workers: layout::SHARD_WORKERS,
+                min_shard_slots: layout::MIN_SHARD_SLOTS,
+                max_shards: layout::MAX_SHARDS,
             },
             control: art::ControlLayout {
                 words: layout.control_words,

@@ -21,6 +21,15 @@ fn generate(path: &Path, schedule: Schedule) -> dyngc_codegen::Artifact {
     build(path, &check(path), schedule)
 }
 
+/// The value of `const NAME: u32 = Vu;` in generated WGSL.
+fn wgsl_constant(wgsl: &str, name: &str) -> u32 {
+    let line = wgsl
+        .lines()
+        .find(|l| l.starts_with(&format!("const {name}: u32 = ")))
+        .unwrap();
+    line.rsplit(' ').next().unwrap().trim_end_matches("u;").parse().unwrap()
+}
+
 fn examples() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut files: Vec<_> = std::fs::read_dir(dir)
@@ -417,4 +426,73 @@ entry start(len(x));
         !shadowing.contains("dyn_stage_step("),
         "a local `atomicAdd` made the loop call `step`:\n{shadowing}"
     );
+}
+
+/// A lone spawn (tree's `child -> node`: the one spawn of a one-lane stage, into one) is held
+/// and, if it must be staged, staged as a carry, so it nests nothing (docs/executor.md, "Units
+/// in registers"); a second spawn of `node` in `child` makes both children that nest.
+#[test]
+fn lone_spawns_are_staged_as_carries() {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tree.dyn");
+    let source = std::fs::read_to_string(&tree).unwrap();
+    let twice = source.replace(
+        "spawn node(Node(pcg(parent.id + j + 1u), parent.depth + 1u));",
+        "spawn node(Node(pcg(parent.id + j + 1u), parent.depth + 1u)); spawn node(Node(0u, 24u));",
+    );
+    assert_ne!(twice, source);
+    let build = |src: &str| {
+        let checked = dyngc_compiler::check(src, "tree");
+        build(&tree, &checked, Schedule::Megakernel)
+    };
+    let constant = |a: &dyngc_codegen::Artifact, name: &str| wgsl_constant(&a.wgsl, name);
+    let (lone, nested) = (build(&source), build(&twice));
+    // root -> node and child -> node held as carries, with a carry slot per lane.
+    assert_eq!(lone.wgsl.matches("dyn_hold(DYN_HELD_CARRY, 1u, ").count(), 2);
+    assert!(!lone.wgsl.contains("dyn_hold(DYN_HELD_CHILD"));
+    assert_eq!(constant(&lone, "DYN_CARRY_CAP"), constant(&lone, "DYN_BATCH"));
+    assert!(nested.wgsl.contains("dyn_hold(DYN_HELD_CHILD, 1u, "));
+    // 25 passes of node -> child, plus 1; with child's two spawns, 25 passes of two levels.
+    assert_eq!(constant(&lone, "DYN_MAX_DEPTH"), 26);
+    assert_eq!(constant(&nested, "DYN_MAX_DEPTH"), 51);
+    let floor = |a: &dyngc_codegen::Artifact| a.manifest.executor.arena.min_stack_frames;
+    assert!(floor(&lone) < floor(&nested), "{} {}", floor(&lone), floor(&nested));
+}
+
+/// The manifest states the kernel's ring-shard rule (docs/executor.md, "Ring shards") with the
+/// constants the WGSL uses, and `Manifest::ring_shards` applies it.
+#[test]
+fn manifest_states_the_kernels_ring_shards() {
+    for path in examples() {
+        let a = generate(&path, Schedule::Megakernel);
+        let arena = &a.manifest.executor.arena;
+        assert_eq!(
+            arena.shard_workers,
+            wgsl_constant(&a.wgsl, "DYN_SHARD_WORKERS"),
+            "{path:?}"
+        );
+        assert_eq!(
+            arena.min_shard_slots,
+            wgsl_constant(&a.wgsl, "DYN_MIN_SHARD_SLOTS"),
+            "{path:?}"
+        );
+        assert_eq!(arena.max_shards, wgsl_constant(&a.wgsl, "DYN_MAX_SHARDS"), "{path:?}");
+    }
+    let m = generate(&examples()[0], Schedule::Megakernel).manifest;
+    // (workers, slots) -> shards: one per 8 workers, each of at least 64 slots, at most 128,
+    // a power of two.
+    for (workers, slots, shards) in [
+        (1, 4, 1),
+        (15, 1 << 20, 1),
+        (62, 256, 4),
+        (64, 512, 8),
+        (64, 256, 4),
+        (1024, 4096, 64),
+        (4096, 1 << 20, 128),
+    ] {
+        assert_eq!(
+            m.ring_shards(workers, slots),
+            shards,
+            "{workers} workers, {slots} slots"
+        );
+    }
 }

@@ -259,7 +259,15 @@ impl Model {
 /// Every shape of program the layout produces: depth bounds, frames a unit, batch widths, and
 /// reserves from the floor to several times it.
 fn check(variant: Variant) -> Result<(), String> {
-    for (d, f, b) in [(1, 1, 4), (2, 3, 4), (5, 2, 8), (12, 1, 16), (3, 4, 64), (52, 1, 64)] {
+    for (d, f, b) in [
+        (1, 1, 4),
+        (2, 3, 4),
+        (5, 2, 8),
+        (12, 1, 16),
+        (3, 4, 64),
+        (26, 1, 64),
+        (52, 1, 64),
+    ] {
         let floor = (d + 1) * f + b;
         for r in [floor, floor + 1, floor + f * b / 2, 2 * floor, 4 * floor] {
             let model = Model { d, f, b, r, variant };

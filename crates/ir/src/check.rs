@@ -226,8 +226,9 @@ impl<'a> Checker<'a> {
             }
         });
         let mut edges = bodies.edges;
-        for (e, step) in edges.values_mut().zip(&graph.steps) {
+        for ((e, step), &lone) in edges.values_mut().zip(&graph.steps).zip(&graph.lone) {
             e.recursion = *step;
+            e.lone = lone;
         }
         let mut g = petgraph::graph::DiGraph::new();
         for i in stages.ids() {

@@ -10,7 +10,8 @@
 //! - every cycle of the stage graph is declared (tail loop with an exit condition, recursion
 //!   through a stage with `@max_depth`, or a worklist through a keyed stage);
 //! - [`Program::max_spawn_depth`] is finite and bounds how many non-keyed spawns can be nested
-//!   along any chain of work (the serial fallback's stack depth).
+//!   along any chain of work (the serial fallback's stack depth), lone spawns ([`Edge::lone`])
+//!   counting as `become`s.
 
 use dyngc_syntax::ast::{self, Span};
 use dyngc_syntax::Diagnostic;
@@ -43,7 +44,8 @@ pub struct Program {
     /// The stage graph: node weight = stage (node `i` is stage `i`), edge weight = its site.
     pub graph: petgraph::graph::DiGraph<StageId, EdgeId>,
     pub entry: Entry,
-    /// Upper bound on nested non-keyed spawns along any chain of work, counting from any stage.
+    /// Upper bound on nested non-keyed spawns along any chain of work, counting from any stage;
+    /// `become`s and lone spawns ([`Edge::lone`]) do not nest.
     pub max_spawn_depth: u32,
     /// Largest number of frames one work unit can push: non-keyed spawns plus one for `become`.
     pub max_frames_per_unit: u32,
@@ -265,6 +267,11 @@ pub struct Edge {
     /// enclosing one) a statement that may `return` or `become`: i.e. it has a condition.
     pub conditional: bool,
     pub recursion: RecursionStep,
+    /// A lone spawn: a single `spawn` from a one-lane stage whose only non-keyed spawn it is
+    /// (no other, none in a loop, no `become`) into a one-lane stage. Like a `become`, the
+    /// executor stages it at its spawner's level (a carry), so it adds nothing to
+    /// [`Program::max_spawn_depth`].
+    pub lone: bool,
 }
 
 #[derive(Clone, Debug)]

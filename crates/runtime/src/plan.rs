@@ -614,6 +614,9 @@ pub(crate) mod tests {
                     min_bytes: 484 + 64 * 20,
                     reserve_sixteenths: 8,
                     ring_slots_per_worker: 0,
+                    shard_workers: 8,
+                    min_shard_slots: 64,
+                    max_shards: 128,
                 },
                 control: ControlLayout {
                     words: 32,

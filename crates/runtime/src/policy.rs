@@ -143,26 +143,30 @@ impl PolicyConfig {
 ///
 /// - Only samples of runs prepared with the current size count (runs in flight keep the arena
 ///   they started with, so older samples describe a size already left behind).
-/// - **Grow** at once when a sample, finished or not, is fallback-bound (`fallback_spawns > 0`
-///   and `ring_high_water >= touch * ring_slots`) or worker-bound (`fuel_exhaustions > 0` with
+/// - **Grow** at once when a sample, finished or not, is fallback-bound (`fallback_spawns >
+///   idle_steps` and `ring_high_water >= touch * ring_slots`: the ring full, and more spawns
+///   kept home than plan steps spent idle) or worker-bound (`fuel_exhaustions > 0` with
 ///   fewer workers than requested and `idle_steps <= batches`: its busy workers ran out of fuel with work on their stacks, and
 ///   the arena held no more of them; the executor keeps children home when no worker is hungry,
 ///   so such a run never fills the ring). The next size is `size * grow_factor`, at most the
 ///   ceiling.
 /// - **Shrink** when the latest `shrink_after` finished samples were all calm (`used_bytes <=
-///   shrink_below * size`, not fallback-bound) and their largest ring high-water mark would
-///   fill at most half of the ring the smaller size gets. The next size is `size / grow_factor`, at
-///   least the floor. The ring test keeps the policy from shrinking into a ring that the same
+///   shrink_below * size`, not fallback-bound) and their fullest ring shard would fill at most
+///   half of a shard of the ring the smaller size gets. The next size is `size / grow_factor`,
+///   at least the floor. The ring test keeps the policy from shrinking into a ring that the same
 ///   load would overflow (the worker reserves are a fixed cost, so the ring does not shrink in
-///   proportion to the arena).
+///   proportion to the arena). It compares shards, because a spawn falls back when its shard is
+///   full, and a ring high-water mark is its fullest shard times the shards
+///   ([`Manifest::ring_shards`]): a few busy workers lending to idle ones fill their home shards
+///   only, which, scaled to the ring, read as a ring half full.
 /// - Any other finished sample, and every change of size, restarts the count of calm samples.
 #[derive(Clone, Debug)]
 pub struct Policy {
     config: PolicyConfig,
     manifest: Manifest,
     size: u64,
-    /// Ring high-water marks of the latest finished samples at this size, all calm; at most
-    /// `shrink_after`.
+    /// Fullest ring shards (slots) of the latest finished samples at this size, all calm; at
+    /// most `shrink_after`.
     calm: VecDeque<u32>,
 }
 
@@ -231,8 +235,11 @@ impl Policy {
             return None;
         }
         let c = &self.config;
-        let fallback_bound =
-            usage.fallback_spawns > 0 && usage.ring_high_water as f64 >= c.touch * usage.ring_slots as f64;
+        // The ring full and more spawns kept home than plan steps the workers spent idle: work
+        // waited for room. A small run whose busy workers lend to many idle ones fills a small
+        // ring for a moment and keeps a few spawns home while the others idle: not a load.
+        let fallback_bound = usage.fallback_spawns > usage.idle_steps
+            && usage.ring_high_water as f64 >= c.touch * usage.ring_slots as f64;
         // Out of fuel with fewer workers than asked for, while the workers were busy: one
         // worker left with a long chain while the others idled says nothing about the arena.
         let worker_bound =
@@ -260,15 +267,18 @@ impl Policy {
         if self.calm.len() == c.shrink_after as usize {
             self.calm.pop_front();
         }
-        self.calm.push_back(usage.ring_high_water);
+        let shards = self.manifest.ring_shards(usage.workers, usage.ring_slots);
+        self.calm.push_back(usage.ring_high_water.div_ceil(shards));
         if self.calm.len() < c.shrink_after as usize {
             return None;
         }
         let next = ((self.size as f64 / c.grow_factor) as u64).max(c.floor).min(self.size);
-        let peak = self.calm.iter().copied().max().unwrap_or(0);
+        let fullest = self.calm.iter().copied().max().unwrap_or(0);
+        let workers = usage.requested_workers.min(self.manifest.max_workers(next)).max(1);
         let fits = self
-            .ring_slots_at(next, usage.requested_workers)
-            .is_some_and(|slots| peak as u64 * 2 <= slots as u64);
+            .manifest
+            .ring_slots(next, workers)
+            .is_some_and(|slots| fullest as u64 * 2 <= (slots / self.manifest.ring_shards(workers, slots)) as u64);
         if fits {
             self.change(next)
         } else {
@@ -421,6 +431,11 @@ mod tests {
         assert_eq!(p.observe(&sample(&m, 4096, 10, 5, true)), None);
         // A full ring without fallbacks is not fallback-bound either.
         assert_eq!(p.observe(&sample(&m, 4096, 1 << 20, 0, true)), None);
+        // Nor a full ring with fewer fallbacks than idle steps: busy workers lending to idle
+        // ones filled it for a moment.
+        let mut lending = sample(&m, 4096, 1 << 20, 5, true);
+        lending.idle_steps = 5;
+        assert_eq!(p.observe(&lending), None);
         // Full ring and fallbacks, even before the run is done: grow at once.
         assert_eq!(p.observe(&sample(&m, 4096, 1 << 20, 5, false)), Some(8192));
         // Samples of runs still on the old size are ignored.
@@ -506,45 +521,83 @@ mod tests {
         assert!(steps >= 5, "{steps} shrink steps");
     }
 
+    /// Every finished run calm by bytes (almost any use counts): only the ring test decides.
+    fn loose() -> PolicyConfig {
+        PolicyConfig {
+            shrink_below: 0.99,
+            ..config()
+        }
+    }
+
+    /// Slots of one ring shard at `bytes` (256 workers requested), and the fullest shard of a
+    /// ring high-water mark of `ring_hw` there.
+    fn shard_slots(m: &Manifest, bytes: u64) -> Option<u32> {
+        let workers = 256.min(m.max_workers(bytes)).max(1);
+        let slots = m.ring_slots(bytes, workers)?;
+        Some(slots / m.ring_shards(workers, slots))
+    }
+
+    fn fullest_shard(m: &Manifest, bytes: u64, ring_hw: u32) -> u32 {
+        let workers = 256.min(m.max_workers(bytes)).max(1);
+        let slots = m.ring_slots(bytes, workers).unwrap();
+        ring_hw.min(slots).div_ceil(m.ring_shards(workers, slots))
+    }
+
     #[test]
     fn an_old_peak_leaves_the_window() {
         let m = with_stats();
-        let loose = PolicyConfig {
-            shrink_below: 0.99,
-            ..config()
-        };
-        let mut p = Policy::new(&m, loose, 1 << 16).unwrap();
-        // 65536 bytes: 67 workers' reserves leave 1024 ring slots; half of it gets 512.
-        let half_ring = m.ring_slots(1 << 15, 256.min(m.max_workers(1 << 15))).unwrap();
-        assert_eq!(half_ring, 512);
-        assert_eq!(p.observe(&sample(&m, 1 << 16, 300, 0, true)), None);
+        let mut p = Policy::new(&m, loose(), 1 << 16).unwrap();
+        // 65536 bytes: 67 workers' reserves leave 1024 ring slots in 8 shards; half of it gets
+        // 512 slots, for 33 workers: 4 shards of 128.
+        assert_eq!(shard_slots(&m, 1 << 16), Some(128));
+        assert_eq!(shard_slots(&m, 1 << 15), Some(128));
+        assert_eq!(fullest_shard(&m, 1 << 16, 600), 75);
+        assert_eq!(p.observe(&sample(&m, 1 << 16, 600, 0, true)), None);
         assert_eq!(p.observe(&sample(&m, 1 << 16, 10, 0, true)), None);
-        // The window (3 samples) still holds the peak of 300 slots: 600 > 512.
+        // The window (3 samples) still holds the peak of 600 slots, 75 in its fullest shard:
+        // 150 > 128.
         assert_eq!(p.observe(&sample(&m, 1 << 16, 10, 0, true)), None);
         // Now it holds 10, 10, 10.
         assert_eq!(p.observe(&sample(&m, 1 << 16, 10, 0, true)), Some(1 << 15));
+    }
+
+    /// A ring high-water mark is the fullest shard times the shards: 300 slots of a 1024-slot
+    /// ring in 8 shards is one shard of 128 with 38 frames, which fits twice in a shard of the
+    /// smaller ring though 600 > 512 (the ring test before it compared whole rings).
+    #[test]
+    fn compares_the_fullest_shard_not_the_whole_ring() {
+        let m = with_stats();
+        let mut p = Policy::new(&m, loose(), 1 << 16).unwrap();
+        assert_eq!(m.ring_slots(1 << 15, 256.min(m.max_workers(1 << 15))), Some(512));
+        for _ in 0..2 {
+            assert_eq!(p.observe(&sample(&m, 1 << 16, 300, 0, true)), None);
+        }
+        assert_eq!(p.observe(&sample(&m, 1 << 16, 300, 0, true)), Some(1 << 15));
     }
 
     #[test]
     fn does_not_shrink_into_a_ring_the_load_would_fill() {
         let m = with_stats();
         // Every run calm by bytes (almost any use counts), but with a peak of 40 ring slots: the
-        // policy shrinks while half of the smaller size's ring still holds 40, then stops.
-        let loose = PolicyConfig {
-            shrink_below: 0.99,
-            ..config()
-        };
-        let mut p = Policy::new(&m, loose, 1 << 20).unwrap();
+        // policy shrinks while a shard of the smaller size's ring holds twice the fullest shard,
+        // then stops.
+        let mut p = Policy::new(&m, loose(), 1 << 20).unwrap();
         let mut sizes = vec![p.size()];
         for _ in 0..100 {
             if let Some(s) = p.observe(&sample(&m, p.size(), 40, 0, true)) {
                 sizes.push(s);
             }
         }
-        let ring = |bytes: u64| m.ring_slots(bytes, 256.min(m.max_workers(bytes)));
-        let last = *sizes.last().unwrap();
         assert!(sizes.len() > 2, "it shrank: {sizes:?}");
-        assert!(ring(last).unwrap() >= 80, "{sizes:?}");
-        assert!(ring(last / 2).is_none_or(|slots| slots < 80), "{sizes:?}");
+        for w in sizes.windows(2) {
+            let room = shard_slots(&m, w[1]).unwrap();
+            assert!(2 * fullest_shard(&m, w[0], 40) <= room, "{sizes:?}");
+        }
+        let last = *sizes.last().unwrap();
+        let fullest = fullest_shard(&m, last, 40);
+        assert!(
+            shard_slots(&m, last / 2).is_none_or(|room| room < 2 * fullest),
+            "{sizes:?}"
+        );
     }
 }

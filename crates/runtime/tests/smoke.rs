@@ -136,6 +136,9 @@ fn manifest() -> Manifest {
                 min_bytes: 40,
                 reserve_sixteenths: 8,
                 ring_slots_per_worker: 0,
+                shard_workers: 0,
+                min_shard_slots: 0,
+                max_shards: 0,
             },
             control: ControlLayout {
                 words: 16,

@@ -262,6 +262,7 @@ impl<'a> Checker<'a> {
                     count: site.spawn.count.clone(),
                     conditional: site.conditional,
                     recursion: RecursionStep::Keep,
+                    lone: false,
                 });
                 indices.push(edge);
             }

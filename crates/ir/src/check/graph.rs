@@ -18,6 +18,8 @@ pub(super) struct GraphInfo {
     pub scc: Vec<usize>,
     pub recursion: Vec<Option<(StageId, u32)>>,
     pub steps: Vec<RecursionStep>,
+    /// Per edge: a lone spawn ([`crate::Edge::lone`]).
+    pub lone: Vec<bool>,
     pub max_spawn_depth: u32,
 }
 
@@ -366,16 +368,37 @@ impl<'a> Checker<'a> {
             }
         }
 
-        // Bound on nested non-keyed spawns: Spawn/FanOut weigh 1, Become 0, Keyed edges start
-        // new chains (every stage is a possible start).
+        // A lone spawn continues its spawner's chain at the same level, as a `become` does.
+        let width = |s: StageId| sigs[s.index()].width.as_ref().map_or(1, |(w, _)| *w);
+        let lone: Vec<bool> = edges
+            .iter()
+            .map(|e| {
+                let from = e.from.index();
+                e.kind == EdgeKind::Spawn
+                    && width(e.from) == 1
+                    && width(e.to) == 1
+                    && bodies.max_spawns.raw()[from] == 1
+                    && !bodies.becomes.raw()[from]
+            })
+            .collect();
+
+        // Bound on nested non-keyed spawns: Spawn/FanOut weigh 1, Become and lone spawns 0,
+        // Keyed edges start new chains (every stage is a possible start).
         let g_edges: Vec<(usize, usize, u64)> = edges
             .iter()
-            .filter(|e| e.kind != EdgeKind::Keyed)
-            .map(|e| (e.from.index(), e.to.index(), u64::from(e.kind != EdgeKind::Become)))
+            .zip(&lone)
+            .filter(|(e, _)| e.kind != EdgeKind::Keyed)
+            .map(|(e, &lone)| {
+                (
+                    e.from.index(),
+                    e.to.index(),
+                    u64::from(e.kind != EdgeKind::Become && !lone),
+                )
+            })
             .collect();
         let mut cost = |members: &[usize], inner: &[(usize, usize, u64)]| -> u64 {
             if !inner.iter().any(|&(_, _, w)| w == 1) {
-                return 0; // acyclic, or a loop of `become`s: nothing nests inside
+                return 0; // acyclic, or a loop of `become`s and lone spawns: nothing nests inside
             }
             let Some((anchor, depth)) = members.iter().find_map(|&m| recursion[m]) else {
                 return 0; // an error was reported
@@ -387,7 +410,15 @@ impl<'a> Checker<'a> {
                 .filter_map(|&(a, b, w)| Some((*local.get(&a)?, *local.get(&b)?, w)))
                 .collect();
             let l = longest(members.len(), &dag, &mut |_, _| 0);
-            (u64::from(depth) + 1).saturating_mul(l.saturating_add(1))
+            // Each of the `depth + 1` passes through the anchor nests at most `l`, and the edge
+            // back into the anchor at most its weight.
+            let back = inner
+                .iter()
+                .filter(|&&(_, b, _)| b == anchor.index())
+                .map(|&(_, _, w)| w)
+                .max()
+                .unwrap_or(0);
+            (u64::from(depth) + 1).saturating_mul(l.saturating_add(back))
         };
         let depth = longest(n, &g_edges, &mut cost);
         let max_spawn_depth = u32::try_from(depth.saturating_add(1)).unwrap_or(u32::MAX);
@@ -396,6 +427,7 @@ impl<'a> Checker<'a> {
             scc,
             recursion,
             steps,
+            lone,
             max_spawn_depth,
         }
     }

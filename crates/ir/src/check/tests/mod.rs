@@ -108,9 +108,63 @@ fn tree() {
             (EdgeKind::Spawn, RecursionStep::Increment),
         ]
     );
-    // root, then (24 + 1) rounds of node -> child -> node: 1 + 1 + 25 * 2.
-    assert_eq!(p.max_spawn_depth, 52);
+    // root's and child's spawns are lone: they continue their chains at the same level.
+    let lone: Vec<bool> = p.edges.values().map(|e| e.lone).collect();
+    assert_eq!(lone, [true, false, true]);
+    // (24 + 1) rounds of node -> child (1) -> node (lone, 0), plus 1.
+    assert_eq!(p.max_spawn_depth, 26);
     assert_eq!(p.max_payload_words, 2);
+}
+
+/// Which spawns are lone: single, the one-lane spawner's only non-keyed frame, into a
+/// one-lane stage.
+#[test]
+fn lone_spawns() {
+    let lone = |src: &str| -> Vec<bool> { clean(src).edges.values().map(|e| e.lone).collect() };
+    assert_eq!(lone(BASE), [true]);
+    // A second spawn (another site, or a loop of two), or a `become` beside it: not lone.
+    assert_eq!(
+        lone(&BASE.replace(
+            "spawn leaf(Node(i, 0u));",
+            "spawn leaf(Node(i, 0u)); spawn leaf(Node(i, 1u));"
+        )),
+        [false, false]
+    );
+    assert_eq!(
+        lone(&BASE.replace(
+            "spawn leaf(Node(i, 0u));",
+            "for (var k = 0u; k < 2u; k++) { spawn leaf(Node(i, k)); }"
+        )),
+        [false]
+    );
+    let with_become = "
+input n: array<u32>;
+output sums: array<atomic<u32>, len(n)>;
+stage root(@index i: u32) { spawn walk(i); }
+stage walk(x: u32) { if (x == 0u) { spawn leaf(x); return; } become walk(x - 1u); }
+stage leaf(x: u32) { atomicAdd(&sums[x], 1u); }
+entry root(len(n));
+";
+    assert_eq!(lone(with_become), [true, false, false]);
+    // A wide spawner or a wide target: not lone.
+    let wide = "
+input n: array<u32>;
+output sums: array<atomic<u32>, len(n)>;
+stage root(@index i: u32) { spawn w(i); }
+@width(4) stage w(x: u32) { spawn leaf(x); }
+stage leaf(x: u32) { atomicAdd(&sums[x], 1u); }
+entry root(len(n));
+";
+    assert_eq!(lone(wide), [false, false]);
+    // A fan-out is a range, never lone.
+    let fan = "
+input n: array<u32>;
+output sums: array<atomic<u32>, len(n)>;
+stage root(@index i: u32) { spawn[2u] leaf(i); }
+stage leaf(x: u32, @index j: u32) { atomicAdd(&sums[x], j); }
+entry root(len(n));
+";
+    assert_eq!(lone(fan), [false]);
 }
 
 #[test]
@@ -176,7 +230,8 @@ fn codes(src: &str) -> Vec<&'static str> {
 #[test]
 fn base_is_clean() {
     let p = clean(BASE);
-    assert_eq!(p.max_spawn_depth, 2);
+    // root's one spawn of leaf is lone: nothing nests.
+    assert_eq!(p.max_spawn_depth, 1);
 }
 
 #[test]
@@ -612,8 +667,14 @@ fn dyn0300_undeclared_cycle() {
     let p = clean(&CYCLE.replace("stage a", "@max_depth(3) stage a"));
     let (a, st) = stage(&p, "a");
     assert_eq!(st.recursion, Some((a, 3)));
-    // root -> a, then 4 rounds of a -> b -> a: 1 + 1 + 4 * 2.
-    assert_eq!(p.max_spawn_depth, 10);
+    // Every spawn is lone: the chain runs at one level.
+    assert_eq!(p.max_spawn_depth, 1);
+    // With a second spawn of `b`, `a`'s spawns nest: 4 rounds of a -> b (1) -> a (lone, 0),
+    // plus 1.
+    let twice = CYCLE
+        .replace("stage a", "@max_depth(3) stage a")
+        .replace("spawn b(x - 1u);", "spawn b(x - 1u); spawn b(x);");
+    assert_eq!(clean(&twice).max_spawn_depth, 5);
     // A self-spawn.
     let src = CYCLE.replace("spawn b(x - 1u);", "spawn a(x - 1u);");
     let ds = diags(&src);
