@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Device call (nvidia-h200, carrying bench/h200/carry-vulkan, bench/h200/s24/old and the s23
+# collatz folders): lone spawns staged as carries (session 24) against main before them.
+# `old/dyngc-bench` is main's build (574d267), carry-vulkan's the new one; each compiles the
+# examples itself, so each side has its own manifest (tree's reserve floor 149 -> 123 frames).
+# Rounds alternate the two binaries; then session 23's pending collatz A/B (C0 = 277c7ac,
+# C1 = 574d267's collatz and bfs kernels) through the new binary.
+#   bash bench/h200/s24/ab.sh TAG ROUNDS     # -> $OUT/h200-vk-TAG-{old,new}-N.json, TAG.log
+set -euo pipefail
+: "${OUT:?set OUT to the directory the results go to}"
+tag="${1:?usage: $0 TAG ROUNDS}"
+rounds="${2:?usage: $0 TAG ROUNDS}"
+source bench/h200/s17/setup.sh
+log="$OUT/h200-vk-$tag.log"
+args=(run --backend vulkan --warm-ms 100 --workers 1024 --reps 5 --timeout-s 12 --methods expand,dyngc
+  --arenas x256,p/16,p/4,expand --case tree:1e7 --case tree:1e6)
+for n in $(seq 1 "$rounds"); do
+  for v in old new; do
+    bin=bench/h200/carry-vulkan/dyngc-bench
+    [ "$v" = old ] && bin=bench/h200/s24/old/dyngc-bench
+    "$bin" "${args[@]}" --note "s24/ab.sh $tag $v $n" --out "$OUT/h200-vk-$tag-$v-$n.json" 2>&1 | tee -a "$log"
+  done
+done
