@@ -5,6 +5,10 @@
 # examples itself, so each side has its own manifest (tree's reserve floor 149 -> 123 frames).
 # Rounds alternate the two binaries; then session 23's pending collatz A/B (C0 = 277c7ac,
 # C1 = 574d267's collatz and bfs kernels) through the new binary.
+# old/ is git-ignored: rebuild it with `git worktree add /tmp/m574 574d267 && (cd /tmp/m574 &&
+# cargo build --release -p dyngc-bench) && mkdir -p bench/h200/s24/old && cp
+# /tmp/m574/target/release/dyngc-bench bench/h200/s24/old/`, and the new side with
+# `bash bench/h200/build-vulkan.sh`.
 #   bash bench/h200/s24/ab.sh TAG ROUNDS     # -> $OUT/h200-vk-TAG-{old,new}-N.json, TAG.log
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
@@ -21,3 +25,9 @@ for n in $(seq 1 "$rounds"); do
     "$bin" "${args[@]}" --note "s24/ab.sh $tag $v $n" --out "$OUT/h200-vk-$tag-$v-$n.json" 2>&1 | tee -a "$log"
   done
 done
+# Session 23's pending A/B of collatz and bfs kernels (its folders are git-ignored: made by
+# `dyngc build` at 277c7ac and 574d267; bench/h200/s23/README.md).
+if [ -d bench/h200/s23/C0 ] && [ -d bench/h200/s23/C1 ]; then
+  bash bench/h200/s22/variants.sh "${tag}c" 3 "bench/h200/s23/C0 bench/h200/s23/C1" --methods static,expand,dyngc \
+    --case collatz:1e6 --case bfs:kron20 --workers 1024 --reps 5 --timeout-s 12 --arenas expand
+fi
