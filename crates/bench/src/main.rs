@@ -129,6 +129,11 @@ pub struct RunArgs {
     /// line).
     #[arg(long = "wgsl", value_parser = parse_wgsl_override)]
     pub wgsl: Vec<(String, String)>,
+    /// The `--wgsl` kernels' outputs are not checked against the reference: for timing a hand
+    /// edit that knowingly writes wrong outputs, the floor of a cost it removes (each record's
+    /// `extra.verified` says false). Compiled kernels are always checked.
+    #[arg(long)]
+    pub unverified: bool,
 }
 
 /// Median and range of a set of repetitions.

@@ -453,11 +453,15 @@ impl Ctx<'_> {
             };
             let mut c = dynrun::compile(example, options);
             // A hand-edited shader is a megakernel's: the partitioned build's manifest differs.
+            let mut verified = true;
             if let Some((_, wgsl)) = self.args.wgsl.iter().find(|(e, _)| e == example) {
                 if schedule == Schedule::Megakernel {
                     c.wgsl = wgsl.clone();
+                    verified = !self.args.unverified;
                 }
             }
+            let unchecked: dynrun::Verify<'_> = &|_| Ok(());
+            let check = if verified { verify } else { unchecked };
             if schedule == Schedule::Partitioned && c.manifest.entry_points.dispatches.is_empty() {
                 continue;
             }
@@ -486,7 +490,7 @@ impl Ctx<'_> {
             let min_arena = c.manifest.executor.arena.min_bytes;
             for arena in self.arenas(min_arena, expand_peak) {
                 let r = measure(workload, case, units, method, self.args.reps, || {
-                    let d = dynrun::run(self.g, &exec, arena, self.args, inputs, params, verify)?;
+                    let d = dynrun::run(self.g, &exec, arena, self.args, inputs, params, check)?;
                     Ok(Sample {
                         secs: d.secs,
                         gpu_secs: d.gpu_secs,
@@ -497,7 +501,7 @@ impl Ctx<'_> {
                         reruns: 0,
                         arena: Some(d.arena_bytes),
                         workers: Some(d.workers),
-                        extra: serde_json::json!({ "example": example, "requested_arena_bytes": arena, "min_arena_bytes": min_arena, "stats": d.stats }),
+                        extra: serde_json::json!({ "example": example, "requested_arena_bytes": arena, "min_arena_bytes": min_arena, "verified": verified, "stats": d.stats }),
                     })
                 });
                 recs.push(r);
