@@ -193,6 +193,10 @@ pub struct RunArgs {
     /// when a kernel never returns.
     #[arg(long, value_name = "SECS", default_value_t = 600.0)]
     pub timeout: f64,
+    /// Run on Mesa's llvmpipe (lavapipe) anyway. It leaves long loops early without an error,
+    /// which loses the persistent kernel's work: `dyngc run` refuses it unless asked.
+    #[arg(long)]
+    pub allow_llvmpipe: bool,
     #[command(flatten)]
     pub generate: GenerateArgs,
 }

@@ -178,7 +178,7 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
 
     watch.phase("opening the device");
     let gpu = pollster::block_on(dyngc_runtime::open_gpu()).map_err(runtime_failure)?;
-    warn_unreliable(ctx, &gpu.info.name);
+    refuse_unreliable(ctx, &gpu.info.name, args.allow_llvmpipe)?;
     let limits = gpu.device.limits();
     let arena = arena.unwrap_or_else(|| {
         DEFAULT_ARENA
@@ -294,12 +294,33 @@ fn check_out_dir(dir: &std::path::Path) -> CmdResult {
 
 /// Mesa's llvmpipe (lavapipe) caps each invocation's loop iterations and then silently leaves
 /// loops early: the persistent kernel's results would be wrong without any error.
+const LLVMPIPE: &str = "is Mesa's llvmpipe, which silently stops long loops early, losing work";
+const LLVMPIPE_HELP: &str =
+    "use SwiftShader instead (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json) or a GPU";
+
 fn warn_unreliable(ctx: &Ctx, adapter: &str) {
     if is_llvmpipe(adapter) {
         ctx.warning(&format!(
-            "the adapter `{adapter}` is Mesa's llvmpipe, which silently stops long loops early: results may be wrong\n  = help: use SwiftShader instead (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json) or a GPU"
+            "the adapter `{adapter}` {LLVMPIPE}: `dyngc run` refuses it\n  = help: {LLVMPIPE_HELP}"
         ));
     }
+}
+
+/// `dyngc run` on llvmpipe: an error, unless `--allow-llvmpipe` (then a warning). On it
+/// tests/programs/refills.dyn over 3,000 values lost work at every fuel from 16 up, exit 0.
+fn refuse_unreliable(ctx: &Ctx, adapter: &str, allow: bool) -> CmdResult {
+    if !is_llvmpipe(adapter) {
+        return Ok(());
+    }
+    if allow {
+        ctx.warning(&format!(
+            "the adapter `{adapter}` {LLVMPIPE}: results may be wrong (--allow-llvmpipe)\n  = help: {LLVMPIPE_HELP}"
+        ));
+        return Ok(());
+    }
+    Err(Failure::failed(format!(
+        "the adapter `{adapter}` {LLVMPIPE}: results would be wrong\n  = help: {LLVMPIPE_HELP}, or pass --allow-llvmpipe to run anyway"
+    )))
 }
 
 /// Whether an adapter name is Mesa's llvmpipe (as GL and Vulkan's lavapipe report it).
@@ -334,5 +355,22 @@ mod tests {
         assert!(super::is_llvmpipe("Lavapipe"));
         assert!(!super::is_llvmpipe("SwiftShader Device (Subzero)"));
         assert!(!super::is_llvmpipe("NVIDIA H200"));
+    }
+
+    /// llvmpipe loses work without an error: refused (exit 1, with the way out) unless the
+    /// user asks for it; other adapters pass.
+    #[test]
+    fn llvmpipe_is_refused_unless_allowed() {
+        use crate::cli::{ColorMode, MessageFormat};
+        let ctx = crate::diag::Ctx::new(ColorMode::Never, MessageFormat::Human);
+        let refused = super::refuse_unreliable(&ctx, "llvmpipe (LLVM 15.0.6, 256 bits)", false).unwrap_err();
+        assert_eq!(refused.code, 1);
+        let message = refused.message.unwrap();
+        assert!(
+            message.contains("--allow-llvmpipe") && message.contains("SwiftShader"),
+            "{message}"
+        );
+        assert!(super::refuse_unreliable(&ctx, "llvmpipe (LLVM 15.0.6, 256 bits)", true).is_ok());
+        assert!(super::refuse_unreliable(&ctx, "SwiftShader Device (Subzero)", false).is_ok());
     }
 }
