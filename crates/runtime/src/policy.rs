@@ -252,7 +252,7 @@ impl Policy {
             // Only an arena that holds more workers or ring slots helps (the ring may be at its
             // per-worker cap already).
             let gains = self.ring_slots_at(next, usage.requested_workers) > Some(usage.ring_slots)
-                || usage.requested_workers.min(self.manifest.max_workers(next)) > usage.workers;
+                || self.workers_at(next, usage.requested_workers) > usage.workers;
             if gains {
                 return self.change(next);
             }
@@ -274,10 +274,9 @@ impl Policy {
         }
         let next = ((self.size as f64 / c.grow_factor) as u64).max(c.floor).min(self.size);
         let fullest = self.calm.iter().copied().max().unwrap_or(0);
-        let workers = usage.requested_workers.min(self.manifest.max_workers(next)).max(1);
+        let workers = self.workers_at(next, usage.requested_workers);
         let fits = self
-            .manifest
-            .ring_slots(next, workers)
+            .ring_slots_at(next, usage.requested_workers)
             .is_some_and(|slots| fullest as u64 * 2 <= (slots / self.manifest.ring_shards(workers, slots)) as u64);
         if fits {
             self.change(next)
@@ -286,11 +285,14 @@ impl Policy {
         }
     }
 
-    /// Ring slots an arena of `bytes` gets for `requested` workers (`docs/manifest.md`, the
-    /// arena); `None` below the minimum.
+    /// Workers an arena of `bytes` holds of `requested` (`docs/manifest.md`, the arena).
+    fn workers_at(&self, bytes: u64, requested: u32) -> u32 {
+        requested.min(self.manifest.max_workers(bytes)).max(1)
+    }
+
+    /// Ring slots an arena of `bytes` gets beside them; `None` below the minimum.
     fn ring_slots_at(&self, bytes: u64, requested: u32) -> Option<u32> {
-        let workers = requested.min(self.manifest.max_workers(bytes)).max(1);
-        self.manifest.ring_slots(bytes, workers)
+        self.manifest.ring_slots(bytes, self.workers_at(bytes, requested))
     }
 
     fn change(&mut self, next: u64) -> Option<u64> {
