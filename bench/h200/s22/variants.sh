@@ -5,7 +5,8 @@
 # --wgsl EXAMPLE=FILE to the carried dyngc-bench):
 #   bash bench/h200/s22/variants.sh TAG ROUNDS "DIR..." [dyngc-bench run arguments...]
 # Writes $OUT/h200-vk-TAG-V-N.json for variant folder V (its base name) and round N, after one
-# discarded round, and $OUT/h200-vk-TAG.log.
+# discarded round, and $OUT/h200-vk-TAG.log. DYNGC_BENCH names another carried dyngc-bench (a
+# build whose manifests the variants need).
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 usage="usage: $0 TAG ROUNDS \"DIR...\" [dyngc-bench run arguments...]"
@@ -20,7 +21,7 @@ overrides() {
     printf '%s\n' --wgsl "$(basename "$f" .wgsl)=$f"
   done
 }
-bench=(bench/h200/carry-vulkan/dyngc-bench run --backend vulkan --warm-ms 100 "$@")
+bench=("${DYNGC_BENCH:-bench/h200/carry-vulkan/dyngc-bench}" run --backend vulkan --warm-ms 100 "$@")
 first="${dirs%% *}"
 mapfile -t o < <(overrides "$first")
 "${bench[@]}" "${o[@]}" --out /tmp/discarded.json > /dev/null 2>&1 || true

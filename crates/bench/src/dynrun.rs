@@ -3,7 +3,7 @@
 use crate::gpu::Gpu;
 use crate::{RunArgs, StackFrames};
 use dyngc_runtime::artifact::Role;
-use dyngc_runtime::{Error, Executor, HostStats, Manifest, RunSetup, Snapshot};
+use dyngc_runtime::{Error, Executor, Manifest, RunSetup, Snapshot};
 
 pub struct Compiled {
     pub manifest: Manifest,
@@ -140,18 +140,7 @@ pub fn run(
         }
     };
     let times = gpu.stop(t);
-    stats.host = HostStats {
-        submissions,
-        launches,
-        workers: plan.workers,
-        ring_slots: plan.ring_slots,
-        stack_frames: plan.stack_frames,
-        arena_bytes: plan.arena_bytes,
-        fuel: plan.fuel,
-        chain_length: plan.chain_length,
-        elapsed_ms: (times.wall * 1e3) as u64,
-        stream_drains: run.stream_drains(),
-    };
+    stats.host = run.host_stats_as_counted(submissions, launches, std::time::Duration::from_secs_f64(times.wall));
     let outputs = run.read_outputs().map_err(|e| e.to_string())?;
     verify(&outputs)?;
     let control_words = exec.manifest().executor.control.words as u64;

@@ -292,8 +292,9 @@ fn check_out_dir(dir: &std::path::Path) -> CmdResult {
     Ok(())
 }
 
-/// Mesa's llvmpipe (lavapipe) caps each invocation's loop iterations and then silently leaves
-/// loops early: the persistent kernel's results would be wrong without any error.
+/// Mesa's llvmpipe (lavapipe) caps each invocation's loop iterations (65,535 over all its loops,
+/// gallivm's loop limiter) and then silently leaves loops early: the persistent kernel's results
+/// would be wrong without any error (`tests/programs/long_loop.dyn` shows it in one loop).
 const LLVMPIPE: &str = "is Mesa's llvmpipe, which silently stops long loops early, losing work";
 const LLVMPIPE_HELP: &str =
     "use SwiftShader instead (VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json) or a GPU";

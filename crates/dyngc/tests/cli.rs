@@ -811,6 +811,33 @@ fn run_at_min_arena(name: &str, input: &str, out_dir: &Path, extra: &[&str]) -> 
     run_on_device(&args)
 }
 
+/// Loops past 65,535 iterations in one invocation run to the end: llvmpipe silently stops them
+/// there (README), which is why `dyngc run` refuses it; the device the tests use must not.
+#[test]
+fn run_counts_past_65535_loop_iterations() {
+    let d = tmp("run_long_loop");
+    let x = d.join("x.npy");
+    let values: Vec<u32> = vec![1, 65_534, 65_535, 65_536, 70_000, 200_000];
+    npy(&x, "<u4", &[values.len()], &u32s(&values));
+    let out_dir = d.join("out");
+    let program = root().join("tests/programs/long_loop.dyn");
+    let input = format!("x={}", x.display());
+    let args = [
+        "run",
+        program.to_str().unwrap(),
+        "--input",
+        &input,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let Some(out) = run_on_device(&args) else {
+        return;
+    };
+    assert_exit(&out, 0);
+    let (_, counted) = read_npy_u32(&out_dir.join("counted.npy"));
+    assert_eq!(counted, values);
+}
+
 #[test]
 fn run_collatz_end_to_end() {
     collatz_end_to_end("run_collatz", &[]);

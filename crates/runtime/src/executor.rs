@@ -819,16 +819,22 @@ impl Run<'_> {
     }
 
     fn host_stats(&self) -> HostStats {
+        self.host_stats_as_counted(self.submissions, self.launches, self.elapsed)
+    }
+
+    /// This run's host statistics with the submissions, launches and time of whoever drove it
+    /// (the asynchronous [`crate::Stream`], or a caller's own loop of [`Run::record_continue`]).
+    pub fn host_stats_as_counted(&self, submissions: u64, launches: u64, elapsed: Duration) -> HostStats {
         HostStats {
-            submissions: self.submissions,
-            launches: self.launches,
+            submissions,
+            launches,
             workers: self.plan.workers,
             ring_slots: self.plan.ring_slots,
             stack_frames: self.plan.stack_frames,
             arena_bytes: self.plan.arena_bytes,
             fuel: self.plan.fuel,
             chain_length: self.plan.chain_length,
-            elapsed_ms: self.elapsed.as_millis() as u64,
+            elapsed_ms: elapsed.as_millis() as u64,
             stream_drains: self.stream_drains,
         }
     }

@@ -413,19 +413,9 @@ impl<'e> Stream<'e> {
 
     /// A done run's outcome with its host statistics and, in manifest order, its streams.
     fn complete(&self, job: &Job<'e>, mut outcome: Outcome) -> Outcome {
-        let plan = job.run.plan();
-        outcome.stats.host = HostStats {
-            submissions: job.submissions,
-            launches: job.launches,
-            workers: plan.workers,
-            ring_slots: plan.ring_slots,
-            stack_frames: plan.stack_frames,
-            arena_bytes: plan.arena_bytes,
-            fuel: plan.fuel,
-            chain_length: plan.chain_length,
-            elapsed_ms: job.started.elapsed().as_millis() as u64,
-            stream_drains: job.run.stream_drains(),
-        };
+        outcome.stats.host = job
+            .run
+            .host_stats_as_counted(job.submissions, job.launches, job.started.elapsed());
         let manifest = self.exec.manifest();
         let mut outputs = std::mem::take(&mut outcome.outputs).into_iter();
         outcome.outputs = manifest
