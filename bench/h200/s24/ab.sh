@@ -14,17 +14,9 @@ set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 tag="${1:?usage: $0 TAG ROUNDS}"
 rounds="${2:?usage: $0 TAG ROUNDS}"
-source bench/h200/s17/setup.sh
-log="$OUT/h200-vk-$tag.log"
-args=(run --backend vulkan --warm-ms 100 --workers 1024 --reps 5 --timeout-s 12 --methods expand,dyngc
-  --arenas x256,p/16,p/4,expand --case tree:1e7 --case tree:1e6)
-for n in $(seq 1 "$rounds"); do
-  for v in old new; do
-    bin=bench/h200/carry-vulkan/dyngc-bench
-    [ "$v" = old ] && bin=bench/h200/s24/old/dyngc-bench
-    "$bin" "${args[@]}" --note "s24/ab.sh $tag $v $n" --out "$OUT/h200-vk-$tag-$v-$n.json" 2>&1 | tee -a "$log"
-  done
-done
+bash bench/h200/binaries.sh "$tag" "$rounds" "old=bench/h200/s24/old/dyngc-bench new=bench/h200/carry-vulkan/dyngc-bench" \
+  --workers 1024 --reps 5 --timeout-s 12 --methods expand,dyngc --arenas x256,p/16,p/4,expand \
+  --case tree:1e7 --case tree:1e6
 # Session 23's pending A/B of collatz and bfs kernels (its folders are git-ignored: made by
 # `dyngc build` at 277c7ac and 574d267; bench/h200/s23/README.md).
 if [ -d bench/h200/s23/C0 ] && [ -d bench/h200/s23/C1 ]; then

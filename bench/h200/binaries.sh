@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Device call (nvidia-h200, carrying bench/h200/carry-vulkan and each named binary): several
+# builds of dyngc-bench alternated round by round, each compiling its own kernels and manifests
+# (an A/B of executors whose host side differs too; bench/h200/ab.sh and s22/variants.sh swap
+# kernels only):
+#   bash bench/h200/binaries.sh TAG ROUNDS "NAME=BIN ..." [dyngc-bench run arguments...]
+# Writes $OUT/h200-vk-TAG-NAME-N.json per round N and $OUT/h200-vk-TAG.log.
+set -euo pipefail
+: "${OUT:?set OUT to the directory the results go to}"
+usage="usage: $0 TAG ROUNDS \"NAME=BIN ...\" [dyngc-bench run arguments...]"
+tag="${1:?$usage}"
+rounds="${2:?$usage}"
+sides="${3:?$usage}"
+shift 3
+source bench/h200/s17/setup.sh
+log="$OUT/h200-vk-$tag.log"
+for n in $(seq 1 "$rounds"); do
+  for side in $sides; do
+    name="${side%%=*}"
+    "${side#*=}" run --backend vulkan --warm-ms 100 "$@" --note "binaries.sh $tag $name $n" \
+      --out "$OUT/h200-vk-$tag-$name-$n.json" 2>&1 | tee -a "$log"
+  done
+done
