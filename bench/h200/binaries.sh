@@ -4,7 +4,7 @@
 # (an A/B of executors whose host side differs too; bench/h200/ab.sh and s22/variants.sh swap
 # kernels only):
 #   bash bench/h200/binaries.sh TAG ROUNDS "NAME=BIN ..." [dyngc-bench run arguments...]
-# Writes $OUT/h200-vk-TAG-NAME-N.json per round N and $OUT/h200-vk-TAG.log.
+# Writes $OUT/CARD-vk-TAG-NAME-N.json per round N and $OUT/CARD-vk-TAG.log (CARD: bench/h200/card.sh).
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 usage="usage: $0 TAG ROUNDS \"NAME=BIN ...\" [dyngc-bench run arguments...]"
@@ -13,11 +13,11 @@ rounds="${2:?$usage}"
 sides="${3:?$usage}"
 shift 3
 source bench/h200/s17/setup.sh
-log="$OUT/h200-vk-$tag.log"
+log="$OUT/$card-vk-$tag.log"
 for n in $(seq 1 "$rounds"); do
   for side in $sides; do
     name="${side%%=*}"
     "${side#*=}" run --backend vulkan --warm-ms 100 "$@" --note "binaries.sh $tag $name $n" \
-      --out "$OUT/h200-vk-$tag-$name-$n.json" 2>&1 | tee -a "$log"
+      --out "$OUT/$card-vk-$tag-$name-$n.json" 2>&1 | tee -a "$log"
   done
 done

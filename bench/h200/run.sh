@@ -3,7 +3,8 @@
 # the backend's carry folder carried there:
 #   vulkan (the default; wgpu unpatched): bench/h200/carry-vulkan, from bench/h200/build-vulkan.sh
 #   gl (wgpu-hal patched for OpenGL 4.6): bench/h200/carry, from bench/h200/build.sh
-# Writes JSON and a log to $OUT, named h200-vk-TAG-PART (vulkan) or h200-gl-TAG-PART (gl). Parts,
+# Writes JSON and a log to $OUT, named CARD-vk-TAG-PART (vulkan) or CARD-gl-TAG-PART (gl), CARD the
+# GPU the call got (h100, h200: bench/h200/card.sh). Parts,
 # each well under one device call's 10 minutes:
 #   bash bench/h200/run.sh vulkan TAG main   # triangle, tree, bfs (kron14/18/20, path, star), collatz
 #   bash bench/h200/run.sh vulkan TAG kron   # bfs on Kronecker scale 16, 21, 22
@@ -32,6 +33,7 @@ esac
 for f in "$here"/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export WGPU_BACKEND=$backend
+source bench/h200/card.sh
 # --warm-ms: the GPU kept busy before each repetition, so that runs start at full clock
 # (docs/performance.md, session 12: the driver idles the SM clock while the host checks results).
 common=(run --backend "$backend" --workers 1024 --reps 3 --timeout-s 12 --warm-ms 100 --arenas min,x16,x256,expand)
@@ -50,4 +52,4 @@ case "$part" in
   *) echo "$usage" >&2; exit 2 ;;
 esac
 "$here/dyngc-bench" "${common[@]}" "${cases[@]}" "${extra[@]}" --note "bench/h200/run.sh $backend $tag $part ${extra[*]}" \
-  --out "$OUT/h200-$short-$tag-$part.json" 2>&1 | tee "$OUT/h200-$short-$tag-$part.log"
+  --out "$OUT/$card-$short-$tag-$part.json" 2>&1 | tee "$OUT/$card-$short-$tag-$part.log"

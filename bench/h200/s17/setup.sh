@@ -4,3 +4,4 @@ here=bench/h200/carry-vulkan
 for f in "$here"/*.deb; do dpkg -x "$f" /; done; ldconfig
 echo '{"file_format_version":"1.0.1","ICD":{"library_path":"libEGL_nvidia.so.0","api_version":"1.4.312"}}' > /tmp/icd.json
 export VK_DRIVER_FILES=/tmp/icd.json WGPU_BACKEND=vulkan
+source bench/h200/card.sh

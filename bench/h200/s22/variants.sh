@@ -4,8 +4,8 @@
 # than two sides. Each variant is a folder of `dyngc build` outputs (EXAMPLE.wgsl, passed as
 # --wgsl EXAMPLE=FILE to the carried dyngc-bench):
 #   bash bench/h200/s22/variants.sh TAG ROUNDS "DIR..." [dyngc-bench run arguments...]
-# Writes $OUT/h200-vk-TAG-V-N.json for variant folder V (its base name) and round N, after one
-# discarded round, and $OUT/h200-vk-TAG.log. DYNGC_BENCH names another carried dyngc-bench (a
+# Writes $OUT/CARD-vk-TAG-V-N.json (CARD: bench/h200/card.sh) for variant folder V (its base name) and round N, after one
+# discarded round, and $OUT/CARD-vk-TAG.log. DYNGC_BENCH names another carried dyngc-bench (a
 # build whose manifests the variants need).
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
@@ -15,7 +15,7 @@ rounds="${2:?$usage}"
 dirs="${3:?$usage}"
 shift 3
 source bench/h200/s17/setup.sh
-log="$OUT/h200-vk-$tag.log"
+log="$OUT/$card-vk-$tag.log"
 overrides() {
   for f in "$1"/*.wgsl; do
     printf '%s\n' --wgsl "$(basename "$f" .wgsl)=$f"
@@ -29,6 +29,6 @@ for n in $(seq 1 "$rounds"); do
   for d in $dirs; do
     v="$(basename "$d")"
     mapfile -t o < <(overrides "$d")
-    "${bench[@]}" "${o[@]}" --note "variants.sh $tag $v $n" --out "$OUT/h200-vk-$tag-$v-$n.json" 2>&1 | tee -a "$log"
+    "${bench[@]}" "${o[@]}" --note "variants.sh $tag $v $n" --out "$OUT/$card-vk-$tag-$v-$n.json" 2>&1 | tee -a "$log"
   done
 done

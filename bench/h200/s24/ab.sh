@@ -9,7 +9,7 @@
 # cargo build --release -p dyngc-bench) && mkdir -p bench/h200/s24/old && cp
 # /tmp/m574/target/release/dyngc-bench bench/h200/s24/old/`, and the new side with
 # `bash bench/h200/build-vulkan.sh`.
-#   bash bench/h200/s24/ab.sh TAG ROUNDS     # -> $OUT/h200-vk-TAG-{old,new}-N.json, TAG.log
+#   bash bench/h200/s24/ab.sh TAG ROUNDS     # -> $OUT/CARD-vk-TAG-{old,new}-N.json, TAG.log
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 tag="${1:?usage: $0 TAG ROUNDS}"

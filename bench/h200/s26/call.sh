@@ -10,7 +10,7 @@
 #   5. the arena goal's tree 1e7 at `p/16` with fewer workers than the arena holds (session 23's
 #      s23w, after lone spawns halved tree's depth term): whether a reserve above the floor pays;
 #   6. the stream outputs against expand and retry: run.sh's streams part.
-#   bash bench/h200/s26/call.sh TAG   # -> $OUT/h200-vk-TAG-{main,peak,streams}.*, TAGs-*, TAGa-*, TAGw-*
+#   bash bench/h200/s26/call.sh TAG   # -> $OUT/CARD-vk-TAG-{main,peak,streams}.*, TAGs-*, TAGa-*, TAGw-*
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 tag="${1:?usage: $0 TAG}"
@@ -24,6 +24,6 @@ source bench/h200/s17/setup.sh
 for w in 256 384 512 768; do
   bench/h200/carry-vulkan/dyngc-bench run --backend vulkan --warm-ms 100 --workers "$w" --reps 5 --timeout-s 12 \
     --methods expand,dyngc --arenas p/16 --case tree:1e7 --note "bench/h200/s26/call.sh $tag workers $w" \
-    --out "$OUT/h200-vk-${tag}w-$w.json" 2>&1 | tee -a "$OUT/h200-vk-${tag}w.log"
+    --out "$OUT/$card-vk-${tag}w-$w.json" 2>&1 | tee -a "$OUT/$card-vk-${tag}w.log"
 done
 bash bench/h200/run.sh vulkan "$tag" streams

@@ -9,7 +9,7 @@
 #      counts are shared by 8 workers instead of 32. sw128/dyngc-bench is git-ignored: `git
 #      worktree add /tmp/sw128 HEAD`, edit the constant there, `cargo build --release -p
 #      dyngc-bench`, copy.
-#   bash bench/h200/s26/subwindows.sh TAG ROUNDS   # -> $OUT/h200-vk-TAGs-*, $OUT/h200-vk-TAGb-*
+#   bash bench/h200/s26/subwindows.sh TAG ROUNDS   # -> $OUT/CARD-vk-TAGs-*, $OUT/CARD-vk-TAGb-*
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 tag="${1:?usage: $0 TAG ROUNDS}"
