@@ -5,8 +5,7 @@
 # frames, of which the half batch is 32: without it 91 frames, so that 1/16 of expand's peak
 # (2.46 MB) holds all 1,024 workers instead of 791, at narrower batches. Session 21 measured the
 # same trade before tree's atomics were fixed (session 23) and kept the half batch. floor0/ is
-# git-ignored: `git worktree add /tmp/floor0 HEAD`, set the constant to 0 there, `cargo build
-# --release -p dyngc-bench`, copy dyngc-bench into bench/h200/s26/floor0/.
+# git-ignored: `bash bench/h200/s26/build-variants.sh` builds it.
 #   bash bench/h200/s26/floor.sh TAG ROUNDS   # -> $OUT/CARD-vk-TAG-{main,floor0}-N.json, TAG.log
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"

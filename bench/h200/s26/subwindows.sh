@@ -6,9 +6,8 @@
 #   1. S0 (main's stream kernels) against SN (no stream atomic at all: bench/h200/s24/streams.py);
 #   2. main's build against the same build with `STREAM_SUB_WINDOWS` 128 instead of 32
 #      (crates/codegen/src/layout.rs), so that at 1,024 workers (128 ring shards) a sub-window's
-#      counts are shared by 8 workers instead of 32. sw128/dyngc-bench is git-ignored: `git
-#      worktree add /tmp/sw128 HEAD`, edit the constant there, `cargo build --release -p
-#      dyngc-bench`, copy.
+#      counts are shared by 8 workers instead of 32. sw128/dyngc-bench is git-ignored:
+#      `bash bench/h200/s26/build-variants.sh` builds it.
 #   bash bench/h200/s26/subwindows.sh TAG ROUNDS   # -> $OUT/CARD-vk-TAGs-*, $OUT/CARD-vk-TAGb-*
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
