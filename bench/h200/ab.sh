@@ -5,9 +5,9 @@
 # examples whose default schedule is the megakernel: tree, collatz, bfs, ...). Run on the device
 # machine from the repository root, with bench/h200/carry-vulkan and the A folder carried:
 #   bash bench/h200/ab.sh TAG ADIR ROUNDS [dyngc-bench run arguments...]
-# ADIR holds EXAMPLE.wgsl for each example to replace. Writes $OUT/h200-vk-TAG-{A,B}-N.json for
+# ADIR holds EXAMPLE.wgsl for each example to replace. Writes $OUT/CARD-vk-TAG-{A,B}-N.json for
 # rounds N = 1..ROUNDS (A, B, A, B, ...), after one discarded round (a fresh device's first
-# round runs on cold clocks: docs/performance.md, session 12), and $OUT/h200-vk-TAG-ab.log.
+# round runs on cold clocks: docs/performance.md, session 12), and $OUT/CARD-vk-TAG-ab.log (CARD: bench/h200/card.sh).
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 usage="usage: $0 TAG ADIR ROUNDS [dyngc-bench run arguments...]"
@@ -23,14 +23,15 @@ icd=/tmp/dyngc-nvidia-egl-icd.json
 echo '{"file_format_version":"1.0.1","ICD":{"library_path":"libEGL_nvidia.so.0","api_version":"1.4.312"}}' > "$icd"
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$icd}
 export WGPU_BACKEND=vulkan
+source bench/h200/card.sh
 overrides=()
 for f in "$adir"/*.wgsl; do
   overrides+=(--wgsl "$(basename "$f" .wgsl)=$f")
 done
 bench=("$here/dyngc-bench" run --backend vulkan --warm-ms 100 "$@")
-log="$OUT/h200-vk-$tag-ab.log"
+log="$OUT/$card-vk-$tag-ab.log"
 "${bench[@]}" "${overrides[@]}" --out /tmp/discarded.json > /dev/null 2>&1 || true
 for n in $(seq 1 "$rounds"); do
-  "${bench[@]}" "${overrides[@]}" --note "ab.sh $tag A $n" --out "$OUT/h200-vk-$tag-A-$n.json" 2>&1 | tee -a "$log"
-  "${bench[@]}" --note "ab.sh $tag B $n" --out "$OUT/h200-vk-$tag-B-$n.json" 2>&1 | tee -a "$log"
+  "${bench[@]}" "${overrides[@]}" --note "ab.sh $tag A $n" --out "$OUT/$card-vk-$tag-A-$n.json" 2>&1 | tee -a "$log"
+  "${bench[@]}" --note "ab.sh $tag B $n" --out "$OUT/$card-vk-$tag-B-$n.json" 2>&1 | tee -a "$log"
 done
