@@ -15,15 +15,7 @@ tag="${1:?$usage}"
 adir="${2:?$usage}"
 rounds="${3:?$usage}"
 shift 3
-here=bench/h200/carry-vulkan
-for f in "$here"/*.deb; do dpkg -x "$f" /; done
-ldconfig
-# The ICD file run.sh writes (libEGL_nvidia's vkCreateInstance; see run.sh).
-icd=/tmp/dyngc-nvidia-egl-icd.json
-echo '{"file_format_version":"1.0.1","ICD":{"library_path":"libEGL_nvidia.so.0","api_version":"1.4.312"}}' > "$icd"
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$icd}
-export WGPU_BACKEND=vulkan
-source bench/h200/card.sh
+source bench/h200/s17/setup.sh
 overrides=()
 for f in "$adir"/*.wgsl; do
   overrides+=(--wgsl "$(basename "$f" .wgsl)=$f")
