@@ -343,6 +343,9 @@ impl Executor {
                 .collect(),
             stream_sink: SinkSlot(None),
             stream_drains: 0,
+            stream_bytes: 0,
+            stream_copy: Duration::ZERO,
+            stream_deliver: Duration::ZERO,
             drain_staging: None,
             chain: 1,
         };
@@ -419,6 +422,13 @@ pub struct Run<'e> {
     streams: Vec<(usize, Vec<u8>)>,
     stream_sink: SinkSlot<'e>,
     stream_drains: u64,
+    /// Bytes of stream elements drained so far.
+    stream_bytes: u64,
+    /// Host time in blocking drains ([`Run::drain`]) from recording the copy until the staging
+    /// buffer is mapped, and in handing elements out ([`Run::deliver`]): where a stream run's
+    /// wall time goes when it is not the kernel's.
+    stream_copy: Duration,
+    stream_deliver: Duration,
     /// The staging buffer of the drains, kept for the next while it is large enough: one made
     /// per drain was a host allocation of up to every window's bytes each time.
     drain_staging: Option<wgpu::Buffer>,
@@ -645,6 +655,7 @@ impl Run<'_> {
     /// streams (one copy, one blocking map); then sets the next chain's length (one launch after
     /// a full window). Nothing to do for a program without streams.
     pub fn drain(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
+        let started = Instant::now();
         let Some((commands, copy)) = self.record_drain(snapshot)? else {
             return Ok(());
         };
@@ -661,6 +672,7 @@ impl Run<'_> {
             timeout,
             what,
         )?;
+        self.stream_copy += started.elapsed();
         // Straight from the mapped range to the sink or the collection: no copy in between.
         self.deliver(&copy, &mapped(&copy.staging, copy.filled, what)?);
         copy.staging.unmap();
@@ -780,6 +792,7 @@ impl Run<'_> {
             self.queue.write_buffer(control, w as u64 * WORD, &0u32.to_le_bytes());
         }
         self.stream_drains += 1;
+        self.stream_bytes += total;
         Ok(Some((
             encoder.finish(),
             DrainCopy {
@@ -793,6 +806,7 @@ impl Run<'_> {
     /// The second half of the stream step: hands each stream's elements in `data` (the mapped
     /// staging buffer of `copy`) to the sink or the collection.
     pub(crate) fn deliver(&mut self, copy: &DrainCopy, data: &[u8]) {
+        let started = Instant::now();
         for &(i, at, len) in &copy.chunks {
             if len == 0 {
                 continue;
@@ -807,6 +821,7 @@ impl Run<'_> {
                 }
             }
         }
+        self.stream_deliver += started.elapsed();
     }
 
     /// The elements of stream binding `i` collected so far (none when a sink took them).
@@ -836,6 +851,9 @@ impl Run<'_> {
             chain_length: self.plan.chain_length,
             elapsed_ms: elapsed.as_millis() as u64,
             stream_drains: self.stream_drains,
+            stream_bytes: self.stream_bytes,
+            stream_copy_us: self.stream_copy.as_micros() as u64,
+            stream_deliver_us: self.stream_deliver.as_micros() as u64,
         }
     }
 

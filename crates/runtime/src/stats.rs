@@ -35,6 +35,13 @@ pub struct HostStats {
     pub elapsed_ms: u64,
     /// Times the stream windows were drained (each time a window filled, and once at the end).
     pub stream_drains: u64,
+    /// Bytes of stream elements those drains delivered.
+    pub stream_bytes: u64,
+    /// Host time, in microseconds, of the blocking drains ([`crate::Run::drain`]) from recording
+    /// the copy until the staging buffer was mapped (0 for the asynchronous [`crate::Stream`],
+    /// which never waits), and of handing the elements to the sink or the collection.
+    pub stream_copy_us: u64,
+    pub stream_deliver_us: u64,
 }
 
 impl Stats {
@@ -140,7 +147,15 @@ impl fmt::Display for Stats {
             h.elapsed_ms as f64 / 1000.0
         )?;
         if h.stream_drains > 0 {
-            write!(f, ", {} stream drains", h.stream_drains)?;
+            write!(
+                f,
+                ", {} stream drain{} ({}, {:.3} s copying, {:.3} s delivering)",
+                h.stream_drains,
+                if h.stream_drains == 1 { "" } else { "s" },
+                crate::size::format_bytes(h.stream_bytes),
+                h.stream_copy_us as f64 / 1e6,
+                h.stream_deliver_us as f64 / 1e6
+            )?;
         }
         Ok(())
     }
