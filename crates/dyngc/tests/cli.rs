@@ -1123,6 +1123,166 @@ fn run_reports_a_violated_bound() {
     assert!(!d.join("per_depth.npy").exists());
 }
 
+/// A `.npy` file written by dyngc: its header and its data.
+fn read_npy(path: &Path) -> (String, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00", "{}", path.display());
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    assert_eq!((10 + len) % 64, 0, "header not aligned");
+    let header = String::from_utf8(bytes[10..10 + len].to_vec()).unwrap();
+    (header, bytes[10 + len..].to_vec())
+}
+
+/// A small deterministic generator (xorshift), so the inputs need no crate.
+fn pseudo_random(seed: u32) -> impl FnMut() -> u32 {
+    let mut s = seed.max(1);
+    move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }
+}
+
+/// `dyngc run` of a stream example: NAME.npy holds exactly the emitted rows, whatever the
+/// window (`--stream-capacity`: far smaller than the output, or the default).
+fn run_stream_example(
+    test: &str,
+    example_name: &str,
+    input: (&str, &str, &[usize], Vec<u8>),
+    params: &[&str],
+    capacity: Option<u32>,
+) -> Option<Output> {
+    let d = tmp(test);
+    let (name, descr, shape, data) = input;
+    let path = d.join(format!("{name}.npy"));
+    npy(&path, descr, shape, &data);
+    let input = format!("{name}={}", path.display());
+    let out_dir = d.join("out");
+    let file = example(example_name);
+    let capacity = capacity.map(|c| c.to_string());
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "--input",
+        &input,
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--stats=json",
+    ];
+    for p in params {
+        args.extend(["--param", p]);
+    }
+    if let Some(c) = &capacity {
+        args.extend(["--stream-capacity", c]);
+    }
+    run_on_device(&args)
+}
+
+#[test]
+fn run_compact_writes_exactly_the_kept_values() {
+    let mut next = pseudo_random(7);
+    let values: Vec<u32> = (0..20_000).map(|_| next() % 1_000).collect();
+    let mut expected: Vec<u32> = values.iter().copied().filter(|v| v % 7 == 0).collect();
+    expected.sort_unstable();
+    for capacity in [Some(7), None] {
+        let test = format!("run_compact_{capacity:?}");
+        let input = ("x", "<u4", &[values.len()][..], u32s(&values));
+        let Some(out) = run_stream_example(&test, "compact", input, &["modulus=7"], capacity) else {
+            return;
+        };
+        assert_exit(&out, 0);
+        let (header, data) = read_npy(&tmp_out(&test).join("kept.npy"));
+        assert!(
+            header.contains("'descr': '<u4'") && header.contains(&format!("'shape': ({},", expected.len())),
+            "{header}"
+        );
+        let mut kept: Vec<u32> = data
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        kept.sort_unstable();
+        assert_eq!(kept, expected, "window {capacity:?}");
+        let stats: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        let drains = stats["host"]["stream_drains"].as_u64().unwrap();
+        assert_eq!(stats["host"]["stream_bytes"].as_u64(), Some(4 * expected.len() as u64));
+        if capacity.is_some() {
+            assert!(drains as usize >= expected.len() / 7, "{drains} drains");
+        }
+    }
+}
+
+/// The same for a struct stream: `verts.npy` is a structured array with the struct's field names
+/// and types (f32 positions as f32), one row per emitted vertex, against a CPU tessellation.
+#[test]
+fn run_tessellate_writes_typed_vertex_records() {
+    let mut next = pseudo_random(11);
+    let curves = 300;
+    let ctrl: Vec<f32> = (0..curves * 6).map(|_| (next() % 10_000) as f32 / 10_000.0).collect();
+    let segments_per_unit = 20.0f64;
+    for capacity in [Some(70), None] {
+        let test = format!("run_tessellate_{capacity:?}");
+        let bytes = ctrl.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let input = ("ctrl", "<f4", &[curves * 3, 2][..], bytes);
+        let Some(out) = run_stream_example(&test, "tessellate", input, &["segments_per_unit=20"], capacity) else {
+            return;
+        };
+        assert_exit(&out, 0);
+        let (header, data) = read_npy(&tmp_out(&test).join("verts.npy"));
+        assert!(
+            header.contains("'descr': [('curve', '<u4'), ('k', '<u4'), ('pos', '<f4', (2,))]"),
+            "{header}"
+        );
+        let rows: Vec<(u32, u32, f32, f32)> = data
+            .chunks_exact(16)
+            .map(|r| {
+                let w = |i: usize| r[4 * i..4 * i + 4].try_into().unwrap();
+                (
+                    u32::from_le_bytes(w(0)),
+                    u32::from_le_bytes(w(1)),
+                    f32::from_le_bytes(w(2)),
+                    f32::from_le_bytes(w(3)),
+                )
+            })
+            .collect();
+        assert!(header.contains(&format!("'shape': ({},)", rows.len())), "{header}");
+        let mut per_curve = vec![Vec::new(); curves];
+        for &(c, k, x, y) in &rows {
+            per_curve[c as usize].push((k, x, y));
+        }
+        for (c, mut verts) in per_curve.into_iter().enumerate() {
+            verts.sort_by_key(|v| v.0);
+            let p = |i: usize| (ctrl[6 * c + 2 * i] as f64, ctrl[6 * c + 2 * i + 1] as f64);
+            let (p0, p1, p2) = (p(0), p(1), p(2));
+            let l = (p1.0 - p0.0).hypot(p1.1 - p0.1) + (p2.0 - p1.0).hypot(p2.1 - p1.1);
+            let exact = segments_per_unit * l;
+            let n = verts.len() as f64 - 1.0;
+            // The GPU computes in f32: at an integer boundary ceil may go either way.
+            let near = exact.ceil().clamp(1.0, 64.0) == n
+                || (exact - exact.round()).abs() < 1e-3 && (exact.round() - n).abs() <= 1.0;
+            assert!(near, "curve {c}: {} vertices for {exact} segments", verts.len());
+            for (i, &(k, x, y)) in verts.iter().enumerate() {
+                assert_eq!(k as usize, i, "curve {c}: vertex indices");
+                let t = k as f64 / n;
+                let s = 1.0 - t;
+                let b = |a: f64, m: f64, z: f64| s * s * a + 2.0 * s * t * m + t * t * z;
+                let (bx, by) = (b(p0.0, p1.0, p2.0), b(p0.1, p1.1, p2.1));
+                assert!(
+                    (x as f64 - bx).abs() < 1e-5 && (y as f64 - by).abs() < 1e-5,
+                    "curve {c} vertex {k}: ({x}, {y}) vs ({bx}, {by})"
+                );
+            }
+        }
+    }
+}
+
+fn tmp_out(test: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("dyngc-cli")
+        .join(test)
+        .join("out")
+}
+
 // ---------------------------------------------------------------- run: hostile programs (issue 13)
 
 /// `tests/ui/<path>`.
