@@ -238,7 +238,7 @@ pub const ERRORS: &[(u32, &str, &str)] = &[
     (
         5,
         "EMIT_BOUND",
-        "a unit emitted more elements into a stream than its stage's declared @max_emit ({bound}): {value} so far",
+        "had a unit emit more elements into a stream than its declared @max_emit ({bound}): {value} so far",
     ),
 ];
 

@@ -2,13 +2,15 @@
 //! a 2-D array `(N, K)`, of structs a 2-D array of its 32-bit words `(N, size / 4)`; a single
 //! value drops the leading `N`. The dtype matches the scalar: `<u4`, `<i4`, `<f4` (struct words
 //! are written as `<u4` and read from any of the three). A stream of structs is a structured
-//! array with the struct's field names and types ([`write_records`]).
+//! array with the struct's field names and types; stream outputs are written as they drain
+//! ([`StreamFile`]).
 
 use crate::frontend::io_reason;
 use dyngc_artifact::{Binding, FieldInfo, ScalarKind};
 use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
-use std::io::{BufReader, BufWriter};
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 fn dtype_of(s: ScalarKind) -> &'static str {
     match s {
@@ -184,46 +186,168 @@ fn write_replacing(path: &Path, write: impl FnOnce(&Path) -> std::io::Result<()>
         })
 }
 
-/// Elements of a struct stream (`element_size` bytes each, laid out as in the storage buffer)
-/// as a structured array `(N,)`: one field per struct field, named as in the program, with its
-/// own dtype (`vecK` fields as `(K,)` sub-arrays), packed in declaration order. npyz writes
-/// records only for types known when dyngc is compiled, so the header is formatted here.
-pub fn write_records(path: &Path, fields: &[FieldInfo], element_size: usize, bytes: &[u8]) -> Result<(), String> {
-    let rows = bytes.len() / element_size.max(1);
-    let descr: Vec<String> = fields
-        .iter()
-        .map(|f| match f.components {
-            1 => format!("('{}', '{}')", f.name, dtype_of(f.scalar)),
-            k => format!("('{}', '{}', ({k},))", f.name, dtype_of(f.scalar)),
-        })
-        .collect();
-    let mut header = format!(
-        "{{'descr': [{}], 'fortran_order': False, 'shape': ({rows},), }}",
-        descr.join(", ")
-    );
-    // Format 1.0 holds a latin-1 header; 3.0 the same in UTF-8 (Unicode field names).
-    let (version, len_bytes) = if header.is_ascii() { (1u8, 2) } else { (3u8, 4) };
-    let before = 8 + len_bytes;
-    while (before + header.len() + 1) % 64 != 0 {
-        header.push(' ');
+/// A stream output written while the run goes on: each drained chunk's rows are appended after
+/// room kept for the header, which is written with the final row count when the run ends. The
+/// host holds one drain at a time, never the whole stream, which may be larger than its memory.
+///
+/// Elements of scalars are a 1-D array `(N,)`, of `vecK` a 2-D array `(N, K)`, of structs a
+/// structured array `(N,)`: one field per struct field, named as in the program, with its own
+/// dtype (`vecK` fields as `(K,)` sub-arrays), packed in declaration order. npyz writes records
+/// only for types known when dyngc is compiled, so the header is formatted here.
+pub struct StreamFile {
+    path: PathBuf,
+    partial: PathBuf,
+    /// `None` once finished: dropping an unfinished file removes it.
+    file: Option<BufWriter<File>>,
+    element_size: usize,
+    /// Byte ranges of an element that make its row, in order (adjacent ones merged).
+    row: Vec<(usize, usize)>,
+    descr: String,
+    /// `K` of a 2-D array `(N, K)`; `None` for `(N,)`.
+    columns: Option<usize>,
+    /// Bytes before the data: magic, version, header length and the header, padded to 64.
+    header_room: usize,
+    rows: u64,
+    /// The first write that failed; the rest are skipped and [`StreamFile::finish`] reports it.
+    failure: Option<std::io::Error>,
+}
+
+impl StreamFile {
+    /// Creates the file for stream binding `b` (`fields`: its struct's, empty for a scalar or
+    /// vector element) beside `path`, renamed to it by [`StreamFile::finish`].
+    pub fn create(path: &Path, b: &Binding, fields: &[FieldInfo]) -> Result<StreamFile, String> {
+        let (descr, columns, ranges) = if fields.is_empty() {
+            let (k, scalar) = row_words(b);
+            let dtype = dtype_of(b.element.scalar.unwrap_or(ScalarKind::U32));
+            (format!("'{dtype}'"), (!scalar).then_some(k), vec![(0, 4 * k)])
+        } else {
+            let descr: Vec<String> = fields
+                .iter()
+                .map(|f| match f.components {
+                    1 => format!("('{}', '{}')", f.name, dtype_of(f.scalar)),
+                    k => format!("('{}', '{}', ({k},))", f.name, dtype_of(f.scalar)),
+                })
+                .collect();
+            let ranges = fields
+                .iter()
+                .map(|f| (f.offset as usize, 4 * f.components as usize))
+                .collect();
+            (format!("[{}]", descr.join(", ")), None, ranges)
+        };
+        let mut row: Vec<(usize, usize)> = Vec::new();
+        for (at, len) in ranges {
+            match row.last_mut() {
+                Some(last) if last.0 + last.1 == at => last.1 += len,
+                _ => row.push((at, len)),
+            }
+        }
+        let partial = path.with_file_name(format!(
+            ".{}.partial",
+            path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        ));
+        let mut stream = StreamFile {
+            path: path.to_path_buf(),
+            partial,
+            file: None,
+            element_size: b.element.size as usize,
+            row,
+            descr,
+            columns,
+            header_room: 0,
+            rows: 0,
+            failure: None,
+        };
+        let (prefix, widest) = stream.header(u64::MAX);
+        stream.header_room = (prefix.len() + widest.len() + 1).next_multiple_of(64);
+        let mut file = File::create(&stream.partial)
+            .map(BufWriter::new)
+            .map_err(|e| stream.error(&e))?;
+        file.write_all(&vec![b' '; stream.header_room])
+            .map_err(|e| stream.error(&e))?;
+        stream.file = Some(file);
+        Ok(stream)
     }
-    header.push('\n');
-    let mut out = Vec::with_capacity(before + header.len() + bytes.len());
-    out.extend_from_slice(b"\x93NUMPY");
-    out.extend_from_slice(&[version, 0]);
-    if len_bytes == 2 {
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    } else {
-        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+
+    /// The magic, version and length bytes for a header of `rows`, and the header unpadded.
+    fn header(&self, rows: u64) -> (Vec<u8>, String) {
+        let shape = match self.columns {
+            Some(k) => format!("({rows}, {k})"),
+            None => format!("({rows},)"),
+        };
+        let header = format!(
+            "{{'descr': {}, 'fortran_order': False, 'shape': {shape}, }}",
+            self.descr
+        );
+        // Format 1.0 holds a latin-1 header; 3.0 the same in UTF-8 (Unicode field names).
+        let mut prefix = b"\x93NUMPY".to_vec();
+        if header.is_ascii() {
+            prefix.extend([1, 0, 0, 0]);
+        } else {
+            prefix.extend([3, 0, 0, 0, 0, 0]);
+        }
+        (prefix, header)
     }
-    out.extend_from_slice(header.as_bytes());
-    for row in bytes.chunks_exact(element_size) {
-        for f in fields {
-            let o = f.offset as usize;
-            out.extend_from_slice(&row[o..o + 4 * f.components as usize]);
+
+    /// Appends the rows of `bytes`, whole elements as laid out in the storage buffer.
+    pub fn append(&mut self, bytes: &[u8]) {
+        let Some(file) = self.file.as_mut().filter(|_| self.failure.is_none()) else {
+            return;
+        };
+        let whole = self.row.as_slice() == [(0, self.element_size)];
+        let result = if whole {
+            file.write_all(bytes)
+        } else {
+            bytes
+                .chunks_exact(self.element_size)
+                .flat_map(|element| self.row.iter().map(move |&(at, len)| &element[at..at + len]))
+                .try_for_each(|part| file.write_all(part))
+        };
+        self.rows += (bytes.len() / self.element_size.max(1)) as u64;
+        if let Err(e) = result {
+            self.failure = Some(e);
         }
     }
-    write_replacing(path, |partial| std::fs::write(partial, &out))
+
+    /// Writes the header with the rows appended and gives the file its name.
+    pub fn finish(mut self) -> Result<(), String> {
+        if let Some(e) = self.failure.take() {
+            return Err(self.error(&e));
+        }
+        let (mut bytes, mut header) = self.header(self.rows);
+        let padded = self.header_room - bytes.len() - 1;
+        header.extend(std::iter::repeat_n(' ', padded - header.len()));
+        header.push('\n');
+        let len = bytes.len();
+        if bytes[6] == 1 {
+            bytes[len - 2..].copy_from_slice(&(header.len() as u16).to_le_bytes());
+        } else {
+            bytes[len - 4..].copy_from_slice(&(header.len() as u32).to_le_bytes());
+        }
+        bytes.extend_from_slice(header.as_bytes());
+        let mut file = self.file.take().expect("finished once");
+        let written = file
+            .flush()
+            .and_then(|()| file.get_mut().seek(SeekFrom::Start(0)))
+            .and_then(|_| file.get_mut().write_all(&bytes))
+            .and_then(|()| std::fs::rename(&self.partial, &self.path));
+        written.map_err(|e| {
+            let _ = std::fs::remove_file(&self.partial);
+            self.error(&e)
+        })
+    }
+
+    fn error(&self, e: &std::io::Error) -> String {
+        format!("could not write `{}`: {}", self.path.display(), io_reason(e))
+    }
+}
+
+impl Drop for StreamFile {
+    /// An unfinished stream file (the run failed) leaves nothing behind.
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
 }
 
 fn write_typed<T: npyz::AutoSerialize>(
@@ -245,7 +369,7 @@ fn write_typed<T: npyz::AutoSerialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dyngc_artifact::{Access, Element, Role};
+    use dyngc_artifact::{Access, Element, FieldInfo, Role};
 
     fn binding(scalar: Option<ScalarKind>, components: u32, size: u32, array: bool) -> Binding {
         Binding {
@@ -304,6 +428,68 @@ mod tests {
         let p = d.join("empty.npy");
         write_output(&p, &b, &[]).unwrap();
         assert_eq!(read_input(&p, &b).unwrap(), Vec::<u8>::new());
+    }
+
+    /// Stream files written in chunks read back as the same array (npyz parses the header we
+    /// wrote), struct streams become records of their fields only, and an unfinished file
+    /// leaves nothing behind.
+    #[test]
+    fn stream_files() {
+        let d = dir();
+        let vec3 = binding(Some(ScalarKind::F32), 3, 16, true);
+        let p = d.join("v.npy");
+        let mut f = StreamFile::create(&p, &vec3, &[]).unwrap();
+        let element = |r: u32| -> Vec<u8> { (0..4).flat_map(|c| ((r * 10 + c) as f32).to_le_bytes()).collect() };
+        let rows: Vec<u8> = (0..7).flat_map(element).collect();
+        f.append(&rows[..3 * 16]);
+        f.append(&[]);
+        f.append(&rows[3 * 16..]);
+        f.finish().unwrap();
+        let mut expected = rows.clone();
+        for r in 0..7 {
+            // The fourth word is padding: read_input leaves it zero.
+            expected[r * 16 + 12..r * 16 + 16].fill(0);
+        }
+        assert_eq!(read_input(&p, &vec3).unwrap(), expected);
+
+        let field = |name: &str, scalar, components, offset| FieldInfo {
+            name: name.into(),
+            scalar,
+            components,
+            offset,
+        };
+        // A hole between `id` and `pos`, as vec2's alignment leaves one.
+        let fields = [field("id", ScalarKind::U32, 1, 0), field("pos", ScalarKind::F32, 2, 8)];
+        let record = binding(None, 0, 16, true);
+        let p = d.join("r.npy");
+        let mut f = StreamFile::create(&p, &record, &fields).unwrap();
+        let element = |r: u32| -> Vec<u8> {
+            [r, 99, (r as f32).to_bits(), 0]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect()
+        };
+        f.append(&(0..5).flat_map(element).collect::<Vec<u8>>());
+        f.finish().unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        let npy = NpyFile::new(&bytes[..]).unwrap();
+        assert_eq!(npy.shape(), &[5]);
+        let text = format!("{:?}", npy.dtype());
+        assert!(text.contains("\"id\"") && text.contains("\"pos\""), "{text}");
+        let data = &bytes[bytes.len() - 5 * 12..];
+        assert_eq!(
+            &data[12..24],
+            [1u32, 1f32.to_bits(), 0]
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>()
+        );
+
+        let p = d.join("dropped.npy");
+        let mut f = StreamFile::create(&p, &vec3, &[]).unwrap();
+        f.append(&rows);
+        drop(f);
+        assert!(!p.exists() && !d.join(".dropped.npy.partial").exists());
     }
 
     #[test]

@@ -9,6 +9,8 @@ use crate::{npy, CmdResult, Failure};
 use dyngc_artifact::{Manifest, Role};
 use dyngc_runtime::{format_bytes, DeviceLimits, Error, Executor, Plan, Progress, RunSetup, WaitOptions};
 use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Arena size when `--arena` is not given (or the device's limit if smaller).
@@ -204,7 +206,23 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
     let mut setup = setup_for(arena, Some(workers));
     setup.dispatch_groups = cpu.then_some(workers);
     setup.queue_frames = cpu.then_some(CPU_QUEUE_FRAMES);
+    // Streams go to their files as they drain, written while the device runs on.
+    let files = manifest
+        .executor
+        .streams
+        .iter()
+        .map(|st| {
+            let binding = manifest.binding(&st.binding).expect("validated manifest");
+            let path = args.out.join(format!("{}.npy", st.binding));
+            Ok((st.binding.clone(), npy::StreamFile::create(&path, binding, &st.fields)?))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(Failure::usage)?;
+    let writer = StreamWriter::start(files);
     let mut run = executor.prepare(&gpu.queue, &setup).map_err(runtime_failure)?;
+    if !manifest.executor.streams.is_empty() {
+        run.on_stream(writer.sink());
+    }
     let plan = run.plan();
     if args.workgroups.is_some() && plan.workers < plan.requested_workers {
         ctx.note(&format!(
@@ -242,20 +260,24 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
 
     watch.phase("reading the outputs back");
     let outputs = run.read_outputs().map_err(runtime_failure)?;
+    drop(run);
     // The run is over; writing the files is not cut short by the clock.
     watch.finish();
+    let mut streams = writer.finish();
     let mut written = Vec::new();
     for (name, bytes) in &outputs {
         let binding = manifest.binding(name).expect("outputs come from the manifest");
         let path = args.out.join(format!("{name}.npy"));
-        let records = manifest
-            .executor
-            .streams
-            .iter()
-            .find(|st| &st.binding == name && !st.fields.is_empty());
-        match records {
-            Some(st) => npy::write_records(&path, &st.fields, binding.element.size as usize, bytes),
-            None => npy::write_output(&path, binding, bytes),
+        match binding.role {
+            // Its sink had every element; `bytes` is empty.
+            Role::Stream => {
+                let i = streams
+                    .iter()
+                    .position(|(n, _)| n == name)
+                    .expect("one file per stream");
+                streams.swap_remove(i).1.finish()
+            }
+            _ => npy::write_output(&path, binding, bytes),
         }
         .map_err(Failure::usage)?;
         written.push(path);
@@ -279,6 +301,71 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> CmdResult {
         None => {}
     }
     Ok(())
+}
+
+/// Drained chunks of a stream waiting for the writer thread, at most: while the disk keeps up
+/// the device never waits for it, and the host holds at most this many drains plus the one
+/// being written and the one being delivered.
+const STREAM_CHUNKS_QUEUED: usize = 2;
+
+/// Writes the stream outputs' chunks to their files on a thread of its own: a drain costs the
+/// device one copy out of the mapped buffer, not the disk's time. Dropped unfinished (the run
+/// failed), it waits for the thread, whose unfinished files remove themselves.
+struct StreamWriter {
+    names: Vec<String>,
+    chunks: Option<SyncSender<(usize, Vec<u8>)>>,
+    thread: Option<JoinHandle<Vec<npy::StreamFile>>>,
+}
+
+impl StreamWriter {
+    fn start(files: Vec<(String, npy::StreamFile)>) -> StreamWriter {
+        let (names, mut files): (Vec<String>, Vec<npy::StreamFile>) = files.into_iter().unzip();
+        let (chunks, arriving) = sync_channel::<(usize, Vec<u8>)>(STREAM_CHUNKS_QUEUED);
+        let thread = std::thread::spawn(move || {
+            for (i, bytes) in arriving {
+                files[i].append(&bytes);
+            }
+            files
+        });
+        StreamWriter {
+            names,
+            chunks: Some(chunks),
+            thread: Some(thread),
+        }
+    }
+
+    /// The run's stream sink: hands each chunk to the writer thread.
+    fn sink<'e>(&self) -> dyngc_runtime::StreamSink<'e> {
+        let names = self.names.clone();
+        let chunks = self.chunks.clone().expect("not finished");
+        Box::new(move |name, bytes| {
+            if let Some(i) = names.iter().position(|n| n == name) {
+                // The thread only ends when every sender is gone: a send cannot fail.
+                let _ = chunks.send((i, bytes.to_vec()));
+            }
+        })
+    }
+
+    /// Waits for every chunk to be written (the run, which holds the sink, must be dropped
+    /// first) and returns the files, by stream name.
+    fn finish(mut self) -> Vec<(String, npy::StreamFile)> {
+        let files = self.join();
+        std::mem::take(&mut self.names).into_iter().zip(files).collect()
+    }
+
+    fn join(&mut self) -> Vec<npy::StreamFile> {
+        self.chunks.take();
+        self.thread
+            .take()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for StreamWriter {
+    fn drop(&mut self) {
+        self.join();
+    }
 }
 
 /// Creates the output directory and checks that files can be created in it, before any GPU

@@ -1276,6 +1276,28 @@ fn run_tessellate_writes_typed_vertex_records() {
     }
 }
 
+/// A stream run that fails (a unit emits past its declared maximum) exits 1 with the kernel's
+/// error and leaves no file of its stream, finished or partial.
+#[test]
+fn run_failing_stream_leaves_no_file() {
+    let d = tmp("run_stream_fails");
+    let program = write(
+        &d,
+        "over.dyn",
+        "output out: stream<u32>;\n\n@max_emit(out, 2)\nstage s(@index i: u32) {\n    var k = 0u;\n    while (k < i) {\n        emit out(k);\n        k += 1u;\n    }\n}\n\nentry s(4);\n",
+    );
+    let out_dir = d.join("out");
+    let Some(out) = run_on_device(&["run", program.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]) else {
+        return;
+    };
+    assert_exit_says(&out, 1, "than its declared @max_emit (2)");
+    let left: Vec<_> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 fn tmp_out(test: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("dyngc-cli")

@@ -32,7 +32,7 @@ mod stream;
 
 pub use dyngc_artifact::{self as artifact, Manifest};
 pub use error::{Error, KernelError};
-pub use executor::{Executor, Progress, Run, WaitOptions};
+pub use executor::{Executor, Progress, Run, StreamSink, WaitOptions};
 pub use gpu::{open_gpu, Gpu};
 pub use plan::{BufferPlan, DeviceLimits, Plan, WORD};
 pub use policy::{used_bytes, Policy, PolicyConfig, Usage, USAGE_STATS};
