@@ -171,13 +171,18 @@ pub fn write_output(path: &Path, b: &Binding, bytes: &[u8]) -> Result<(), String
     })
 }
 
+/// The hidden name a file is written under before it is renamed to `path`.
+fn partial_path(path: &Path) -> PathBuf {
+    path.with_file_name(format!(
+        ".{}.partial",
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+    ))
+}
+
 /// Writes `path` through `write`, beside the final name and renamed over it, so an interrupted
 /// write never leaves a truncated file under the name of a result.
 fn write_replacing(path: &Path, write: impl FnOnce(&Path) -> std::io::Result<()>) -> Result<(), String> {
-    let partial = path.with_file_name(format!(
-        ".{}.partial",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-    ));
+    let partial = partial_path(path);
     write(&partial)
         .and_then(|()| std::fs::rename(&partial, path))
         .map_err(|e| {
@@ -241,13 +246,9 @@ impl StreamFile {
                 _ => row.push((at, len)),
             }
         }
-        let partial = path.with_file_name(format!(
-            ".{}.partial",
-            path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-        ));
         let mut stream = StreamFile {
             path: path.to_path_buf(),
-            partial,
+            partial: partial_path(path),
             file: None,
             element_size: b.element.size as usize,
             row,
