@@ -16,17 +16,36 @@ pub struct Gpu {
     warm: Option<Warm>,
 }
 
-/// A busy loop kept on the GPU for `ms` milliseconds before each measurement. The H200's driver
-/// lowers the SM clock to 345-780 MHz while the host checks a result (nvidia-smi, session 12:
-/// clock event reason "idle"), and a measured run of a few milliseconds that starts there
-/// finishes before the clock is back at 1,980 MHz: 3-6x slower, in stretches.
+/// A busy loop kept on the GPU before each measurement, for at least `ms` milliseconds and then
+/// until the clock is back. The H200's and H100's drivers lower the SM clock to 345-780 MHz
+/// while the host checks a result (nvidia-smi, sessions 12 and 28: clock event reason "idle"),
+/// and a measured run of a few milliseconds that starts there finishes before the clock is back
+/// at 1,980 MHz: 3-6x slower, in stretches. A fixed 100 ms was not enough after ~300 ms of host
+/// work (session 28: tessellate 1e6 6.9 ms after a 100 ms warm-up, 1.6 ms after 1,000 ms;
+/// compact 1e8's expand 8.07 against 2.13), so the warm-up times its own dispatches and stops
+/// only when the last [`WARM_STEADY`] include one within [`WARM_TOLERANCE`] of the fastest this
+/// process has seen, which [`Gpu::warm_before_each`] first measures for [`WARM_FIRST_MS`].
 struct Warm {
     ms: u64,
     pipeline: wgpu::ComputePipeline,
     bind_group: wgpu::BindGroup,
     /// Warm-up dispatches so far (reported with the results: the warm-up did run).
     dispatches: Cell<u64>,
+    /// The fastest warm-up dispatch so far, submission to completion, in seconds.
+    fastest: Cell<f64>,
+    /// Warm-ups that gave up at [`WARM_CAP_MS`] with the clock still low.
+    capped: Cell<u64>,
 }
+
+/// Warm-up dispatches whose fastest must be near the process's fastest.
+const WARM_STEADY: usize = 3;
+/// How much slower than the fastest warm-up dispatch a dispatch at full clock may be (the host's
+/// round trip varies; an SM clock one step down, 1,635 against 1,980 MHz, is ~20% slower).
+const WARM_TOLERANCE: f64 = 1.1;
+/// The warm-up that learns the fastest dispatch, once, when the warm-up is turned on.
+const WARM_FIRST_MS: u64 = 1000;
+/// Most milliseconds one warm-up runs: past it the measurement starts anyway (and is counted).
+const WARM_CAP_MS: u64 = 5000;
 
 /// The warm-up kernel: a chain of dependent multiply-adds per invocation, whose result is
 /// stored only when it is 0, so that the compiler keeps the loop and nothing else is written.
@@ -189,12 +208,19 @@ impl Gpu {
                 resource: sink.as_entire_binding(),
             }],
         });
-        self.warm = Some(Warm {
+        let warm = Warm {
             ms,
             pipeline,
             bind_group,
             dispatches: Cell::new(0),
-        });
+            fastest: Cell::new(f64::INFINITY),
+            capped: Cell::new(0),
+        };
+        self.idle();
+        self.warm_up(&warm, WARM_FIRST_MS.max(ms));
+        warm.dispatches.set(0);
+        warm.capped.set(0);
+        self.warm = Some(warm);
         Ok(())
     }
 
@@ -203,24 +229,49 @@ impl Gpu {
         self.warm.as_ref().map_or(0, |w| w.dispatches.get())
     }
 
+    /// Warm-ups [`Gpu::start`] ended at [`WARM_CAP_MS`] without the clock back (0 without one).
+    pub fn warm_capped(&self) -> u64 {
+        self.warm.as_ref().map_or(0, |w| w.capped.get())
+    }
+
+    /// Keeps the GPU busy for at least `least` ms, then until one of the last [`WARM_STEADY`]
+    /// dispatches ran within [`WARM_TOLERANCE`] of the fastest so far, at most [`WARM_CAP_MS`].
+    fn warm_up(&self, w: &Warm, least: u64) {
+        let began = Instant::now();
+        let mut recent = [f64::INFINITY; WARM_STEADY];
+        for n in 0.. {
+            let sent = Instant::now();
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&w.pipeline);
+                pass.set_bind_group(0, &w.bind_group, &[]);
+                pass.dispatch_workgroups(1024, 1, 1);
+            }
+            self.queue.submit([enc.finish()]);
+            self.idle();
+            let took = sent.elapsed().as_secs_f64();
+            w.dispatches.set(w.dispatches.get() + 1);
+            w.fastest.set(w.fastest.get().min(took));
+            recent[n % WARM_STEADY] = took;
+            let elapsed = began.elapsed().as_millis();
+            let steady = recent.iter().copied().fold(f64::INFINITY, f64::min) <= w.fastest.get() * WARM_TOLERANCE;
+            if elapsed >= u128::from(least) && steady {
+                return;
+            }
+            if elapsed >= u128::from(WARM_CAP_MS) {
+                w.capped.set(w.capped.get() + 1);
+                return;
+            }
+        }
+    }
+
     /// Starts a measurement: waits for the queue to be idle (uploads done), keeps the GPU busy
     /// for the warm-up if one is set (untimed), then starts the wall clock and the GPU clock.
     pub fn start(&self) -> Instant {
         self.idle();
         if let Some(w) = &self.warm {
-            let began = Instant::now();
-            while began.elapsed().as_millis() < u128::from(w.ms) {
-                let mut enc = self.device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = enc.begin_compute_pass(&Default::default());
-                    pass.set_pipeline(&w.pipeline);
-                    pass.set_bind_group(0, &w.bind_group, &[]);
-                    pass.dispatch_workgroups(1024, 1, 1);
-                }
-                self.queue.submit([enc.finish()]);
-                self.idle();
-                w.dispatches.set(w.dispatches.get() + 1);
-            }
+            self.warm_up(w, w.ms);
         }
         if let Some(c) = &self.clock {
             let mut c = c.borrow_mut();

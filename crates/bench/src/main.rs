@@ -105,9 +105,10 @@ pub struct RunArgs {
     /// Wall time only, even where the device has GPU timestamps.
     #[arg(long)]
     pub no_timestamps: bool,
-    /// Keep the GPU busy this many milliseconds before each repetition (untimed), so that it
-    /// starts at full clock (bench/h200/run.sh: 100; 0: no warm-up). Meant for discrete GPUs:
-    /// on a CPU device (SwiftShader) one warm-up dispatch takes about a second.
+    /// Keep the GPU busy at least this many milliseconds before each repetition (untimed), and
+    /// then until its clock is back: a warm-up dispatch as fast as the fastest seen, which a
+    /// first warm-up of a second measures (bench/h200/run.sh: 100; 0: no warm-up). Meant for
+    /// discrete GPUs: on a CPU device (SwiftShader) one warm-up dispatch takes about a second.
     #[arg(long, default_value_t = 0)]
     pub warm_ms: u64,
     /// dyngc: give up on a run after this many seconds (recorded as an error, not a time).

@@ -65,6 +65,10 @@ pub const LINE_WORDS: u32 = 32;
 /// own reserved and written counts on a line of its own, so that no count is shared by more than
 /// a few workers.
 pub const STREAM_SUB_WINDOWS: u32 = 32;
+/// Most units' maxima of room one lane asks for at once (its *grant*, docs/executor.md,
+/// "Streams"): a lane holding room for several units tops up once per several units instead of
+/// once per unit that emits.
+pub const STREAM_GRANT_UNITS: u32 = 16;
 /// Mark words one sweep step scans.
 pub const SWEEP_WORDS: u32 = 16;
 /// Smallest ring, in slots.
@@ -429,6 +433,7 @@ impl Layout {
         c("MIN_SHARD_SLOTS", MIN_SHARD_SLOTS);
         c("LINE_WORDS", LINE_WORDS);
         c("STREAM_SUB_WINDOWS", STREAM_SUB_WINDOWS);
+        c("STREAM_GRANT_UNITS", STREAM_GRANT_UNITS);
         c("PAYLOAD_WORDS", (self.frame_words - FRAME_HEADER_WORDS).max(1));
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);

@@ -103,11 +103,18 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
             "
     atomicStore(&dyn_control[{subs_word}u], 1u << firstLeadingBit(max(1u, min(min(dyn_shards, {cap} / {most}u), DYN_STREAM_SUB_WINDOWS))));"
         );
+        // The grant: the room every lane that shares a sub-window may hold at once is half of
+        // it, at most DYN_STREAM_GRANT_UNITS maxima, and all lanes' overshoots together stay
+        // below 2^32 - capacity (so a count cannot wrap); never below the largest maximum.
         let _ = write!(
             setup,
             "
     dyn_subs_{j} = max(1u, atomicLoad(&dyn_control[{subs_word}u]));
-    dyn_sub_cap_{j} = {cap} / dyn_subs_{j};"
+    dyn_sub_cap_{j} = {cap} / dyn_subs_{j};
+    let lanes_{j} = max(1u, dyn_params.dyn_workers) * DYN_WG;
+    let sharing_{j} = max(1u, lanes_{j} / dyn_subs_{j});
+    let wrap_{j} = (0xffffffffu - {cap}) / lanes_{j};
+    dyn_grant_{j} = max({most}u, min(min(dyn_sub_cap_{j} / (2u * sharing_{j}), DYN_STREAM_GRANT_UNITS * {most}u), wrap_{j}));"
         );
         let _ = write!(lane_end, "\n    dyn_release_all_{j}();");
         // A buffered stream's elements go out when the unit ends, at positions taken at once.
@@ -149,21 +156,26 @@ var<private> dyn_emit_base_{j}: u32;
 var<private> dyn_emitted_{j}: u32;
 var<private> dyn_emit_max_{j}: u32;
 var<private> dyn_emit_room_{j}: u32;
+var<private> dyn_grant_{j}: u32;
 
 fn dyn_reserve_{j}(m: u32) -> bool {{
     dyn_emitted_{j} = 0u;
     dyn_emit_max_{j} = m;
-    // Room the lane's earlier units left over: enough, or topped up where it is.
+    // Room the lane's earlier units left over: enough, or topped up where it is, to the grant
+    // when the relaxed load sees room for it, else to m.
     let held = dyn_emit_room_{j};
     if (held >= m) {{
         return true;
     }}
+    let grant = max(m, dyn_grant_{j});
     if (held != 0u) {{
         let at = dyn_emit_at_{j};
-        let need = m - held;
-        if (atomicLoad(&dyn_control[at]) <= dyn_sub_cap_{j} - need) {{
+        let seen = atomicLoad(&dyn_control[at]);
+        if (seen <= dyn_sub_cap_{j} - (m - held)) {{
+            let want = select(m, grant, seen <= dyn_sub_cap_{j} - (grant - held));
+            let need = want - held;
             if (atomicAdd(&dyn_control[at], need) <= dyn_sub_cap_{j} - need) {{
-                dyn_emit_room_{j} = m;
+                dyn_emit_room_{j} = want;
                 return true;
             }}
             atomicSub(&dyn_control[at], need);
@@ -174,16 +186,18 @@ fn dyn_reserve_{j}(m: u32) -> bool {{
     for (var k = 0u; k < dyn_subs_{j}; k++) {{
         let s = (dyn_home + k) & (dyn_subs_{j} - 1u);
         let at = {counts}u + s * DYN_LINE_WORDS;
-        if (atomicLoad(&dyn_control[at]) > dyn_sub_cap_{j} - m) {{
+        let seen = atomicLoad(&dyn_control[at]);
+        if (seen > dyn_sub_cap_{j} - m) {{
             continue;
         }}
-        if (atomicAdd(&dyn_control[at], m) > dyn_sub_cap_{j} - m) {{
-            atomicSub(&dyn_control[at], m);
+        let want = select(m, grant, seen <= dyn_sub_cap_{j} - grant);
+        if (atomicAdd(&dyn_control[at], want) > dyn_sub_cap_{j} - want) {{
+            atomicSub(&dyn_control[at], want);
             continue;
         }}
         dyn_emit_at_{j} = at;
         dyn_emit_base_{j} = s * dyn_sub_cap_{j};
-        dyn_emit_room_{j} = m;
+        dyn_emit_room_{j} = want;
         return true;
     }}
     atomicStore(&dyn_control[DYN_C_STREAM_FULL], 1u);

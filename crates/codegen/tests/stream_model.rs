@@ -49,7 +49,9 @@
 //! add after a drain cannot overshoot. Lanes still running when the window is found full give
 //! back the room they hold when their batch ends, so a drain can find the whole window unused
 //! (`one_window_exactly_once`). A lane runs up to [`LANE_UNITS`] units a batch, so the room one
-//! unit leaves is the next one's ([`Path::Carried`], [`Path::ToppedUp`]).
+//! unit leaves is the next one's ([`Path::Carried`], [`Path::ToppedUp`]); a reservation or
+//! top-up asks for the stream's grant when the relaxed load saw room for it, else for the
+//! unit's maximum ([`Path::Granted`]).
 //!
 //! `broken_variants_are_caught` runs every broken [`Variant`] under `std::panic::catch_unwind`
 //! and checks that loom fails, with the message of the check the variant breaks.
@@ -88,6 +90,8 @@ enum Variant {
     NoOvershootCheck,
     /// `dyn_release_J` leaves the unit's elements in the room the lane carries on.
     KeepWritten,
+    /// `dyn_reserve_J` takes its grant but counts only the unit's maximum as the lane's room.
+    GrantCountedAsMax,
     /// The lane keeps its room when its batch ends.
     NoLaneEnd,
     /// A unit that found no room is neither run nor deferred.
@@ -120,10 +124,12 @@ struct Sub {
     written: AtomicU32,
 }
 
-/// One stream window: `subs.len()` sub-windows (`S`) of `sub_cap` elements.
+/// One stream window: `subs.len()` sub-windows (`S`) of `sub_cap` elements, and the room a lane
+/// asks for when the sub-window has it (`dyn_grant_J`: at least every unit's maximum).
 struct Stream {
     subs: Vec<Sub>,
     sub_cap: u32,
+    grant: u32,
 }
 
 /// Bookkeeping outside the model.
@@ -168,12 +174,14 @@ enum Path {
     Carried,
     /// A unit topped up the room its lane held, in the same sub-window.
     ToppedUp,
+    /// A lane took its grant, more than the unit's maximum (a reservation or a top-up).
+    Granted,
     Drains,
     /// A unit found every sub-window full while the room taken left enough in one.
     FullWithRoom,
 }
 
-const PATHS: [Path; 10] = [
+const PATHS: [Path; 11] = [
     Path::Executions,
     Path::OvershootUndone,
     Path::OvershootWithRoom,
@@ -182,6 +190,7 @@ const PATHS: [Path; 10] = [
     Path::ReleasedUnused,
     Path::Carried,
     Path::ToppedUp,
+    Path::Granted,
     Path::Drains,
     Path::FullWithRoom,
 ];
@@ -211,8 +220,8 @@ impl Coverage {
 }
 
 struct Scenario {
-    /// Per stream: `S` and `capacity / S`.
-    streams: [(usize, u32); STREAMS],
+    /// Per stream: `S`, `capacity / S` and the grant.
+    streams: [(usize, u32, u32); STREAMS],
     /// Per worker: its home sub-window and the units on its stack, popped from the end. A unit
     /// is `0xMEME`: its maximum and emits into stream 0, then into stream 1; unit ids count up
     /// in this order.
@@ -259,8 +268,8 @@ impl Sys {
         let streams: Vec<Stream> = scenario
             .streams
             .iter()
-            .map(|&(subs, sub_cap)| {
-                assert!(subs.is_power_of_two());
+            .map(|&(subs, sub_cap, grant)| {
+                assert!(subs.is_power_of_two() && grant <= sub_cap);
                 Stream {
                     subs: (0..subs)
                         .map(|_| Sub {
@@ -269,13 +278,15 @@ impl Sys {
                         })
                         .collect(),
                     sub_cap,
+                    grant,
                 }
             })
             .collect();
-        // As the init launch and the host keep it: every sub-window holds any unit's maximum.
+        // As the init launch and the host keep it: every sub-window holds any unit's maximum
+        // (and the grant, as dyn_streams_setup keeps it, is at least that maximum).
         for u in units {
             for (j, s) in streams.iter().enumerate() {
-                assert!(u.max[j] <= s.sub_cap && u.emits[j] <= u.max[j]);
+                assert!(u.max[j] <= s.grant && u.emits[j] <= u.max[j]);
             }
         }
         let ghost = Ghost {
@@ -328,15 +339,18 @@ impl Sys {
             self.cov.hit(Path::Carried);
             return true;
         }
+        let grant = m.max(st.grant);
         if held != 0 {
             let s = lane.at[j];
             let word = &st.subs[s].reserved;
-            let need = m - held;
-            if word.load(R) <= st.sub_cap - need {
+            let seen = word.load(R);
+            if seen <= st.sub_cap - (m - held) {
+                let want = if seen <= st.sub_cap - (grant - held) { grant } else { m };
+                let need = want - held;
                 if word.fetch_add(need, R) <= st.sub_cap - need {
                     self.take(j, s, need);
                     self.cov.hit(Path::ToppedUp);
-                    lane.room[j] = m;
+                    lane.room[j] = self.counted(want, m);
                     return true;
                 }
                 word.fetch_sub(need, R);
@@ -349,28 +363,30 @@ impl Sys {
         for k in 0..subs {
             let s = (home + k) & (subs - 1);
             let word = &st.subs[s].reserved;
-            if word.load(R) > st.sub_cap - m {
+            let seen = word.load(R);
+            if seen > st.sub_cap - m {
                 continue;
             }
-            let old = word.fetch_add(m, R);
-            if old > st.sub_cap - m && self.variant != Variant::NoOvershootCheck {
+            let want = if seen <= st.sub_cap - grant { grant } else { m };
+            let old = word.fetch_add(want, R);
+            if old > st.sub_cap - want && self.variant != Variant::NoOvershootCheck {
                 // The add saw another add's overshoot, not yet undone, where the room taken
                 // leaves enough for this one.
-                if self.ghost().taken[j][s] + m <= st.sub_cap {
+                if self.ghost().taken[j][s] + want <= st.sub_cap {
                     self.cov.hit(Path::OvershootWithRoom);
                 }
                 if self.variant != Variant::NoUndo {
-                    word.fetch_sub(m, R);
+                    word.fetch_sub(want, R);
                 }
                 self.cov.hit(Path::OvershootUndone);
                 continue;
             }
-            self.take(j, s, m);
+            self.take(j, s, want);
             if s != home & (subs - 1) {
                 self.cov.hit(Path::MovedOn);
             }
             lane.at[j] = s;
-            lane.room[j] = m;
+            lane.room[j] = self.counted(want, m);
             return true;
         }
         if self.ghost().taken[j].iter().any(|&t| t + m <= st.sub_cap) {
@@ -380,6 +396,17 @@ impl Sys {
             self.stream_full.store(1, R);
         }
         false
+    }
+
+    /// The room a lane records after taking `want` for a unit of maximum `m`.
+    fn counted(&self, want: u32, m: u32) -> u32 {
+        if want > m {
+            self.cov.hit(Path::Granted);
+            if self.variant == Variant::GrantCountedAsMax {
+                return m;
+            }
+        }
+        want
     }
 
     /// `dyn_emit_R(v)`: within the unit's maximum, into the lane's buffer, or at a slot from
@@ -666,14 +693,14 @@ fn explore(name: &str, scenario: &'static Scenario, reached: &[Path]) -> &'stati
 /// One stream, one sub-window of 2; three workers with one unit each, reserving 5 in all: the
 /// window fills, units are deferred, adds overshoot and are undone.
 const ONE_WINDOW: Scenario = Scenario {
-    streams: [(1, 2), (1, 1)],
+    streams: [(1, 2, 2), (1, 1, 1)],
     workers: &[(0, &[0x2200]), (0, &[0x1000]), (0, &[0x2100])],
 };
 
 /// One stream of two sub-windows of 2; homes 0, 1 and 0, so units move on from a full home
 /// sub-window to the other.
 const SUB_WINDOWS: Scenario = Scenario {
-    streams: [(2, 2), (1, 1)],
+    streams: [(2, 2, 2), (1, 1, 1)],
     workers: &[(0, &[0x2100]), (1, &[0x2200]), (0, &[0x1100, 0x2200])],
 };
 
@@ -681,7 +708,7 @@ const SUB_WINDOWS: Scenario = Scenario {
 /// launches of two threads, both home to sub-window 0. Unit 3 takes stream 1 while unit 1
 /// holds room in stream 0, which goes back when unit 1 finds stream 1 full and its lane stops.
 const TWO_STREAMS: Scenario = Scenario {
-    streams: [(2, 1), (1, 1)],
+    streams: [(2, 1, 1), (1, 1, 1)],
     workers: &[(0, &[0x1111, 0x1110]), (0, &[0x1100, 0x0011])],
 };
 
@@ -689,13 +716,22 @@ const TWO_STREAMS: Scenario = Scenario {
 /// emits 1 and leaves 1, which its second (maximum 2) tops up; worker 1's first emits nothing,
 /// and its second starts on the room left. Whether a top-up fits depends on the other worker.
 const CARRIED: Scenario = Scenario {
-    streams: [(1, 3), (1, 1)],
+    streams: [(1, 3, 2), (1, 1, 1)],
     workers: &[(0, &[0x2200, 0x2100]), (0, &[0x1100, 0x1000])],
+};
+
+/// One sub-window of 4 and a grant of 3: a lane whose unit has a maximum of 1 takes 3 when the
+/// relaxed load sees room for it, so its next unit starts on what the first left (worker 1) or
+/// tops it up (worker 0's second unit, maximum 3); with the other worker's grant taken first,
+/// only the maximum fits.
+const GRANTED: Scenario = Scenario {
+    streams: [(1, 4, 3), (1, 1, 1)],
+    workers: &[(0, &[0x3200, 0x1100]), (0, &[0x1000, 0x1100])],
 };
 
 /// A window of one element: every unit that emits has it to itself.
 const WINDOW_OF_ONE: Scenario = Scenario {
-    streams: [(1, 1), (1, 1)],
+    streams: [(1, 1, 1), (1, 1, 1)],
     workers: &[(0, &[0x1100]), (0, &[0x1000, 0x1100, 0x1100])],
 };
 
@@ -745,6 +781,16 @@ fn carried_room_exactly_once() {
 }
 
 #[test]
+fn granted_room_exactly_once() {
+    use Path::*;
+    explore(
+        "granted_room_exactly_once",
+        &GRANTED,
+        &[Granted, Carried, ToppedUp, OvershootUndone, ReleasedUnused],
+    );
+}
+
+#[test]
 fn window_of_one_completes() {
     explore(
         "window_of_one_completes",
@@ -760,10 +806,11 @@ fn window_of_one_completes() {
 /// check it breaks (the panic's message).
 #[test]
 fn broken_variants_are_caught() {
-    let cases: [(Variant, &'static Scenario, &str); 7] = [
+    let cases: [(Variant, &'static Scenario, &str); 8] = [
         (Variant::NoUndo, &ONE_WINDOW, "reserved != written"),
         (Variant::NoOvershootCheck, &ONE_WINDOW, "reserved of 2"),
         (Variant::KeepWritten, &CARRIED, "not reserved"),
+        (Variant::GrantCountedAsMax, &GRANTED, "reserved != written"),
         (Variant::NoLaneEnd, &ONE_WINDOW, "reserved != written"),
         (Variant::LoseUnfit, &ONE_WINDOW, "lost"),
         (Variant::NoFullFlag, &WINDOW_OF_ONE, "never completes"),
