@@ -34,8 +34,9 @@ for f in "$here"/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export WGPU_BACKEND=$backend
 source bench/h200/card.sh
-# --warm-ms: the GPU kept busy before each repetition, so that runs start at full clock
-# (docs/performance.md, session 12: the driver idles the SM clock while the host checks results).
+# --warm-ms: the GPU kept busy before each repetition, at least 100 ms and then until the clock
+# is back, so that runs start at full clock (docs/performance.md, sessions 12 and 28: the driver
+# idles the SM clock while the host checks results).
 common=(run --backend "$backend" --workers 1024 --reps 3 --timeout-s 12 --warm-ms 100 --arenas min,x16,x256,expand)
 case "$part" in
   main)
