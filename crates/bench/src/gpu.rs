@@ -47,6 +47,29 @@ const WARM_FIRST_MS: u64 = 1000;
 /// Most milliseconds one warm-up runs: past it the measurement starts anyway (and is counted).
 const WARM_CAP_MS: u64 = 5000;
 
+/// What the warm-up does after a dispatch.
+#[derive(Debug, PartialEq)]
+enum WarmStep {
+    Go,
+    /// At least the least time, and the clock is back.
+    Done,
+    /// [`WARM_CAP_MS`] passed with the clock still low.
+    Capped,
+}
+
+/// The warm-up's rule, from the last dispatches' times (seconds), the fastest this process has
+/// seen, the milliseconds since the warm-up began and the least it must run.
+fn warm_step(recent: &[f64], fastest: f64, elapsed_ms: u128, least_ms: u64) -> WarmStep {
+    let back = recent.iter().copied().fold(f64::INFINITY, f64::min) <= fastest * WARM_TOLERANCE;
+    if elapsed_ms >= u128::from(least_ms) && back {
+        WarmStep::Done
+    } else if elapsed_ms >= u128::from(WARM_CAP_MS) {
+        WarmStep::Capped
+    } else {
+        WarmStep::Go
+    }
+}
+
 /// The warm-up kernel: a chain of dependent multiply-adds per invocation, whose result is
 /// stored only when it is 0, so that the compiler keeps the loop and nothing else is written.
 const WARM_WGSL: &str = "@group(0) @binding(0) var<storage, read_write> sink: array<u32>;
@@ -254,14 +277,13 @@ impl Gpu {
             w.dispatches.set(w.dispatches.get() + 1);
             w.fastest.set(w.fastest.get().min(took));
             recent[n % WARM_STEADY] = took;
-            let elapsed = began.elapsed().as_millis();
-            let steady = recent.iter().copied().fold(f64::INFINITY, f64::min) <= w.fastest.get() * WARM_TOLERANCE;
-            if elapsed >= u128::from(least) && steady {
-                return;
-            }
-            if elapsed >= u128::from(WARM_CAP_MS) {
-                w.capped.set(w.capped.get() + 1);
-                return;
+            match warm_step(&recent, w.fastest.get(), began.elapsed().as_millis(), least) {
+                WarmStep::Go => {}
+                WarmStep::Done => return,
+                WarmStep::Capped => {
+                    w.capped.set(w.capped.get() + 1);
+                    return;
+                }
             }
         }
     }
@@ -561,4 +583,27 @@ impl Gpu {
 
 pub fn words_bytes(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{warm_step, WarmStep, WARM_CAP_MS};
+
+    /// The warm-up runs its least time even at full clock, then stops as soon as one of the last
+    /// dispatches is within the tolerance of the fastest; a clock that stays low runs to the cap.
+    #[test]
+    fn the_warm_up_stops_when_the_clock_is_back() {
+        let fastest = 1.0e-4;
+        let low = [5.0 * fastest; 3];
+        let one_back = [5.0 * fastest, 1.05 * fastest, 5.0 * fastest];
+        let step_down = [1.2 * fastest; 3];
+        assert_eq!(warm_step(&one_back, fastest, 50, 100), WarmStep::Go);
+        assert_eq!(warm_step(&one_back, fastest, 100, 100), WarmStep::Done);
+        assert_eq!(warm_step(&low, fastest, 100, 100), WarmStep::Go);
+        assert_eq!(warm_step(&step_down, fastest, 2000, 100), WarmStep::Go);
+        assert_eq!(warm_step(&low, fastest, u128::from(WARM_CAP_MS), 100), WarmStep::Capped);
+        // Not yet three dispatches: the empty places count as slow.
+        let first = [f64::INFINITY, f64::INFINITY, fastest];
+        assert_eq!(warm_step(&first, fastest, 1000, 1000), WarmStep::Done);
+    }
 }
