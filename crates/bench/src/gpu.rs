@@ -45,7 +45,7 @@ const WARM_TOLERANCE: f64 = 1.1;
 /// The warm-up that learns the fastest dispatch, once, when the warm-up is turned on.
 const WARM_FIRST_MS: u64 = 1000;
 /// Most milliseconds one warm-up runs: past it the measurement starts anyway (and is counted).
-const WARM_CAP_MS: u64 = 5000;
+pub const WARM_CAP_MS: u64 = 5000;
 
 /// What the warm-up does after a dispatch.
 #[derive(Debug, PartialEq)]

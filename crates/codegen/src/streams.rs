@@ -167,7 +167,7 @@ fn dyn_reserve_{j}(m: u32) -> bool {{
     if (held >= m) {{
         return true;
     }}
-    let grant = max(m, dyn_grant_{j});
+    let grant = dyn_grant_{j}; // at least every maximum (dyn_streams_setup)
     if (held != 0u) {{
         let at = dyn_emit_at_{j};
         let seen = atomicLoad(&dyn_control[at]);
