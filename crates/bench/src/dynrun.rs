@@ -49,6 +49,8 @@ pub type Verify<'a> = &'a dyn Fn(&[(String, Vec<u8>)]) -> Result<(), String>;
 pub struct DynRun {
     pub secs: f64,
     pub gpu_secs: Option<f64>,
+    /// Each submission's GPU time (empty without timestamps).
+    pub gpu_submission_secs: Vec<f64>,
     pub peak_bytes: u64,
     pub arena_bytes: u64,
     pub workers: u32,
@@ -150,6 +152,7 @@ pub fn run(
     Ok(DynRun {
         secs: times.wall,
         gpu_secs: times.gpu,
+        gpu_submission_secs: times.per_submission,
         peak_bytes: peak,
         arena_bytes: plan.arena_bytes,
         workers: plan.workers,

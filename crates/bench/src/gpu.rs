@@ -121,10 +121,14 @@ impl std::ops::DerefMut for Enc {
 }
 
 /// What [`Gpu::stop`] measured.
+#[derive(Default)]
 pub struct Times {
     pub wall: f64,
     /// Sum over the submissions of their GPU time (timestamps); None without timestamps.
     pub gpu: Option<f64>,
+    /// Each submission's GPU time, in order (empty where `gpu` is None): where a run of several
+    /// submissions (drains, relaunches) spends it.
+    pub per_submission: Vec<f64>,
 }
 
 /// Features that let [`Gpu::encoder`] write timestamps.
@@ -310,7 +314,10 @@ impl Gpu {
         self.idle();
         let wall = t.elapsed().as_secs_f64();
         let Some(c) = &self.clock else {
-            return Times { wall, gpu: None };
+            return Times {
+                wall,
+                ..Times::default()
+            };
         };
         let (pairs, used) = {
             let mut c = c.borrow_mut();
@@ -331,17 +338,24 @@ impl Gpu {
                 ticks[i * QUERIES as usize + j] = p[0] as u64 | (p[1] as u64) << 32;
             }
         }
-        let mut sum = 0u64;
+        let period = self.queue.get_timestamp_period() as f64 * 1e-9;
+        let mut per_submission = Vec::with_capacity(pairs.len());
         for (a, b) in pairs {
             let (a, b) = (ticks[a as usize], ticks[b as usize]);
             if b < a || a == 0 {
                 // A timestamp the device did not write (or one that wrapped): no GPU time.
-                return Times { wall, gpu: None };
+                return Times {
+                    wall,
+                    ..Times::default()
+                };
             }
-            sum += b - a;
+            per_submission.push((b - a) as f64 * period);
         }
-        let gpu = sum as f64 * self.queue.get_timestamp_period() as f64 * 1e-9;
-        Times { wall, gpu: Some(gpu) }
+        Times {
+            wall,
+            gpu: Some(per_submission.iter().sum()),
+            per_submission,
+        }
     }
 
     /// Writes the next timestamp into `enc` if the GPU clock runs; its query index.

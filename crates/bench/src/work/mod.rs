@@ -501,7 +501,14 @@ impl Ctx<'_> {
                         reruns: 0,
                         arena: Some(d.arena_bytes),
                         workers: Some(d.workers),
-                        extra: serde_json::json!({ "example": example, "requested_arena_bytes": arena, "min_arena_bytes": min_arena, "verified": verified, "stats": d.stats }),
+                        extra: serde_json::json!({
+                            "example": example,
+                            "requested_arena_bytes": arena,
+                            "min_arena_bytes": min_arena,
+                            "verified": verified,
+                            "gpu_submission_ms": d.gpu_submission_secs.iter().map(|s| s * 1e3).collect::<Vec<_>>(),
+                            "stats": d.stats,
+                        }),
                     })
                 });
                 recs.push(r);
@@ -576,7 +583,7 @@ fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
             "driver_info": g.info.driver_info, "device_type": format!("{:?}", g.info.device_type),
         },
         "timestamp_query": g.has_timestamps(),
-        "timing": format!("times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s. warm_ms: the least milliseconds of an untimed busy kernel before each repetition, which then runs on until its dispatches are as fast as the fastest seen (the clock is back; at most {} ms: warm_capped counts those that were not; 0: none)", crate::gpu::WARM_CAP_MS),
+        "timing": format!("times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s. extra.gpu_submission_ms (dyngc): each submission's GPU time in the last repetition, in order (a drain or a relaunch starts a submission). warm_ms: the least milliseconds of an untimed busy kernel before each repetition, which then runs on until its dispatches are as fast as the fastest seen (the clock is back; at most {} ms: warm_capped counts those that were not; 0: none)", crate::gpu::WARM_CAP_MS),
         "warm_ms": args.warm_ms,
         "warm_dispatches": g.warm_dispatches(),
         "warm_capped": g.warm_capped(),
