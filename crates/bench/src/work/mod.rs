@@ -221,19 +221,27 @@ fn one_dispatch(
     entry: &wgpu::ComputePipeline,
     bindings: &[&wgpu::Buffer],
     n: u64,
-    (name, out, want): Expect,
+    expect: Expect,
 ) -> Result<Sample, String> {
     let t = g.start();
     let mut enc = g.encoder();
     g.dispatch(&mut enc, entry, bindings, n);
     g.submit(enc);
+    Ok(Sample {
+        launches: 1,
+        ..stopped(g, mem, t, expect)?
+    })
+}
+
+/// Stops the clocks of a run started at `t` (by [`Gpu::start`]) once the GPU is done, checks
+/// the result and gives the sample its times and peak memory.
+fn stopped(g: &Gpu, mem: &Mem, t: Instant, (name, out, want): Expect) -> Result<Sample, String> {
     let times = g.stop(t);
     check(name, &g.read_all(out), want)?;
     Ok(Sample {
         secs: times.wall,
         gpu_secs: times.gpu,
         peak: mem.peak(),
-        launches: 1,
         ..Default::default()
     })
 }
@@ -244,20 +252,15 @@ fn levels_done(
     g: &Gpu,
     mem: &Mem,
     t: Instant,
-    (name, out, want): Expect,
+    expect: Expect,
     (round_trips, dispatches): (u64, u64),
     extra: &serde_json::Value,
 ) -> Result<Sample, String> {
-    let times = g.stop(t);
-    check(name, &g.read_all(out), want)?;
     Ok(Sample {
-        secs: times.wall,
-        gpu_secs: times.gpu,
-        peak: mem.peak(),
         relaunches: round_trips,
         launches: dispatches,
         extra: extra.clone(),
-        ..Default::default()
+        ..stopped(g, mem, t, expect)?
     })
 }
 
@@ -277,7 +280,7 @@ fn retry(
     mem: &Mem,
     mut caps: Vec<u64>,
     mut attempt: impl FnMut(u64, &[u64]) -> Result<Attempt, String>,
-    (name, out, want): Expect,
+    expect: Expect,
 ) -> Result<Sample, String> {
     let initial = caps.clone();
     let t = g.start();
@@ -298,17 +301,12 @@ fn retry(
         }
         reruns += 1;
     };
-    let times = g.stop(t);
-    check(name, &g.read_all(out), want)?;
     Ok(Sample {
-        secs: times.wall,
-        gpu_secs: times.gpu,
-        peak: mem.peak(),
         reruns,
         relaunches: round_trips,
         launches: dispatches,
         extra: serde_json::json!({ "initial_capacity_items": initial, "final_capacity_items": caps, "last_attempt_wall_s": last }),
-        ..Default::default()
+        ..stopped(g, mem, t, expect)?
     })
 }
 
