@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Device call for issues 12 and 14 (carrying bench/h200/carry-vulkan, bench/h200/s29/seed and
+# bench/h200/s29/split, built by bench/h200/s29/build.sh): two ways to bring a wide entry range
+# to every worker, against main, alternated. Session 28's tessellate 1e6 ran with 509 of 1,024
+# workers busy: pieces of at most two windows (2,048 indices) that a holder splits once per
+# batch reach about four workers per shard's piece.
+#   seed  (s29/seed.patch): the entry seeded one piece per worker, on its stack;
+#   split (s29/split.patch): ranges of stages with a loop split as fine as chains' (two
+#         batches), and a batch that has just lent half its range runs one index a lane.
+# Part s: the stream cases at the whole-output window (2 rounds); part m: the rest of the
+# benchmark's shapes at p/16 and the largest arena (1 round). The device returns a limited
+# number of files: run it with the results tarred,
+#   R=$OUT; export OUT=/tmp/res; mkdir -p $OUT; bash bench/h200/s29/spread.sh TAG; tar czf $R/x.tgz -C /tmp/res .
+set -euo pipefail
+: "${OUT:?set OUT to the directory the results go to}"
+tag="${1:?usage: $0 TAG}"
+sides="main=bench/h200/carry-vulkan/dyngc-bench seed=bench/h200/s29/seed/dyngc-bench split=bench/h200/s29/split/dyngc-bench"
+bash bench/h200/binaries.sh "${tag}s" 2 "$sides" --workers 1024 --reps 3 --timeout-s 12 --methods dyngc \
+  --arenas expand --stream-capacity 40000000 --case tessellate:1e6 --case compact:1e8 \
+  --case tessellate:1e5 --case compact:1e6
+bash bench/h200/binaries.sh "${tag}m" 1 "$sides" --workers 1024 --reps 3 --timeout-s 12 \
+  --methods expand,dyngc --arenas p/16,expand --case triangle:1e6 --case triangle:1e8 --case tree:1e6 \
+  --case tree:1e7 --case bfs:kron14 --case bfs:kron18 --case collatz:1e6 --case bfs:star1e6
