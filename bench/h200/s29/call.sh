@@ -2,8 +2,8 @@
 # The device calls prepared in session 29 (no device was lent then), in order, each under the
 # device's 10 minutes and its 64 MiB carry (the tracked tree is about 34 MB, each dyngc-bench
 # 9 MB); everything is built here first by `bash bench/h200/s29/build.sh`:
-#   1: bench/h200/s29/spread.sh: main against two ways to spread a wide entry (seed, split);
-#      carry bench/h200/carry-vulkan, bench/h200/s29/seed, bench/h200/s29/split.
+#   1: bench/h200/s29/spread.sh: main against two ways to spread a wide range (split, hunger);
+#      carry bench/h200/carry-vulkan, bench/h200/s29/split, bench/h200/s29/hunger.
 #   2: bench/h200/s28/buffered.sh (main against buffered.patch), then run.sh's main part (the
 #      goal table with the warm-up that waits for the clock); carry bench/h200/carry-vulkan,
 #      bench/h200/s28/buffered. (Rebuild main first if something landed after call 1.)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Device call for issues 12 and 14 (carrying bench/h200/carry-vulkan, bench/h200/s29/seed and
-# bench/h200/s29/split, built by bench/h200/s29/build.sh): two ways to bring a wide entry range
-# to every worker, against main, alternated. Session 28's tessellate 1e6 ran with 509 of 1,024
+# Device call for issues 12 and 14 (carrying bench/h200/carry-vulkan, bench/h200/s29/split and
+# bench/h200/s29/hunger, built by bench/h200/s29/build.sh): two ways to bring a wide range to
+# every worker, against main, alternated. Session 28's tessellate 1e6 ran with 509 of 1,024
 # workers busy: pieces of at most two windows (2,048 indices) that a holder splits once per
 # batch reach about four workers per shard's piece.
-#   seed  (s29/seed.patch): the entry seeded one piece per worker, on its stack;
-#   split (s29/split.patch): ranges of stages with a loop split as fine as chains' (two
-#         batches), and a batch that has just lent half its range runs one index a lane.
+#   split  (s29/split.patch): ranges of stages with a loop split as fine as chains' (two
+#          batches); a batch that has just lent half its range while its home shard was empty
+#          runs one index a lane, to be back soon to lend again;
+#   hunger (s29/hunger.patch): no stage flag: any range splits down to two batches while its
+#          home shard is empty, with the same short window.
 # Part s: the stream cases at the whole-output window (2 rounds); part m: the rest of the
 # benchmark's shapes at p/16 and the largest arena (1 round). The device returns a limited
 # number of files: run it with the results tarred,
@@ -14,7 +16,7 @@
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 tag="${1:?usage: $0 TAG}"
-sides="main=bench/h200/carry-vulkan/dyngc-bench seed=bench/h200/s29/seed/dyngc-bench split=bench/h200/s29/split/dyngc-bench"
+sides="main=bench/h200/carry-vulkan/dyngc-bench split=bench/h200/s29/split/dyngc-bench hunger=bench/h200/s29/hunger/dyngc-bench"
 bash bench/h200/binaries.sh "${tag}s" 2 "$sides" --workers 1024 --reps 3 --timeout-s 12 --methods dyngc \
   --arenas expand --stream-capacity 40000000 --case tessellate:1e6 --case compact:1e8 \
   --case tessellate:1e5 --case compact:1e6
