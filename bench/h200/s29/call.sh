@@ -12,6 +12,7 @@
 # Each part under its own limit, the results tarred after each (the device returns a limited
 # number of files):
 #   R=$OUT; export OUT=/tmp/res; mkdir -p $OUT; bash bench/h200/s29/call.sh N TAG $R
+# Read the results side by side here with python3 bench/h200/s29/summary.py FILE.json...
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 usage="usage: $0 1|2|3 TAG RETURN_DIR"
