@@ -9,17 +9,17 @@
 #          runs one index a lane, to be back soon to lend again;
 #   hunger (s29/hunger.patch): no stage flag: any range splits down to two batches while its
 #          home shard is empty, with the same short window.
-# Part s: the stream cases at the whole-output window (2 rounds); part m: the rest of the
-# benchmark's shapes at p/16 and the largest arena (1 round); part c: collatz (1 round). The device returns a limited
+# Part s: the stream cases at the whole-output window; part m: the rest of the benchmark's
+# shapes at p/16 and the largest arena; part c: collatz; one round each (about 6.5 minutes in
+# all, from session 26-28's times: a process with compact 1e8 takes about a minute). The device returns a limited
 # number of files: run it with the results tarred,
 #   R=$OUT; export OUT=/tmp/res; mkdir -p $OUT; bash bench/h200/s29/spread.sh TAG; tar czf $R/x.tgz -C /tmp/res .
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
 tag="${1:?usage: $0 TAG}"
 sides="main=bench/h200/carry-vulkan/dyngc-bench split=bench/h200/s29/split/dyngc-bench hunger=bench/h200/s29/hunger/dyngc-bench"
-bash bench/h200/binaries.sh "${tag}s" 2 "$sides" --workers 1024 --reps 3 --timeout-s 12 --methods expand,dyngc \
-  --arenas expand --stream-capacity 40000000 --case tessellate:1e6 --case compact:1e8 \
-  --case tessellate:1e5 --case compact:1e6
+bash bench/h200/binaries.sh "${tag}s" 1 "$sides" --workers 1024 --reps 3 --timeout-s 12 --methods expand,dyngc \
+  --arenas expand --stream-capacity 40000000 --case tessellate:1e6 --case compact:1e8 --case tessellate:1e5
 bash bench/h200/binaries.sh "${tag}m" 1 "$sides" --workers 1024 --reps 3 --timeout-s 12 \
   --methods expand,dyngc --arenas p/16,expand --case triangle:1e6 --case triangle:1e8 --case tree:1e6 \
   --case tree:1e7 --case bfs:kron14 --case bfs:kron18 --case bfs:star1e6
