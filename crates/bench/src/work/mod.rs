@@ -256,11 +256,13 @@ fn levels_done(
     (round_trips, dispatches): (u64, u64),
     extra: &serde_json::Value,
 ) -> Result<Sample, String> {
+    // Stopped first: the clocks must not count building the record.
+    let sample = stopped(g, mem, t, expect)?;
     Ok(Sample {
         relaunches: round_trips,
         launches: dispatches,
         extra: extra.clone(),
-        ..stopped(g, mem, t, expect)?
+        ..sample
     })
 }
 
@@ -301,12 +303,13 @@ fn retry(
         }
         reruns += 1;
     };
+    let sample = stopped(g, mem, t, expect)?;
     Ok(Sample {
         reruns,
         relaunches: round_trips,
         launches: dispatches,
         extra: serde_json::json!({ "initial_capacity_items": initial, "final_capacity_items": caps, "last_attempt_wall_s": last }),
-        ..stopped(g, mem, t, expect)?
+        ..sample
     })
 }
 
