@@ -16,7 +16,7 @@
 //! (`dyn_defer`) and raises the full flag: workers leave the launch, and the host drains the
 //! windows and launches again.
 
-use crate::layout::Layout;
+use crate::layout::{Layout, STREAM_GRANT_UNITS};
 use dyngc_ir::{Program, ResourceId, StageId};
 use std::fmt::Write;
 
@@ -29,16 +29,20 @@ fn stream_index(program: &Program, r: ResourceId) -> u32 {
         .expect("a stream resource") as u32
 }
 
-/// Words of one stream's elements a lane may hold for the unit it runs: a stream whose
-/// largest maximum fits is buffered, and a unit takes the positions of all its elements with
-/// one `atomicAdd` when it ends; any other takes one per element as it emits.
+/// Words of one stream's elements a lane may hold: a stream whose largest maximum fits is
+/// buffered, and the lane takes the positions of its buffered elements with one `atomicAdd`
+/// when the buffer cannot hold the next unit's maximum or its batch ends; any other stream takes
+/// one per element as it emits.
 pub const EMIT_BUFFER_WORDS: u32 = 512;
 
-/// The buffer's length in elements if stream `r` is buffered.
+/// The buffer's length in elements if stream `r` is buffered: room for the elements of up to
+/// `STREAM_GRANT_UNITS` units' maxima (the room a lane's grant holds), or of one unit when two
+/// do not fit.
 fn buffered(program: &Program, r: ResourceId) -> Option<u32> {
     let most = min_capacity(program, r);
-    let words = program.resources[r].elem.words(&program.structs);
-    (most.saturating_mul(words) <= EMIT_BUFFER_WORDS).then_some(most)
+    let fits = EMIT_BUFFER_WORDS / program.resources[r].elem.words(&program.structs).max(1);
+    let len = fits.min(STREAM_GRANT_UNITS.saturating_mul(most));
+    (most <= fits).then_some(if len >= 2 * most { len } else { most })
 }
 
 /// `fn dyn_emit_R(v: T)`: appends `v` to the unit's elements of stream `r`, within its
@@ -47,7 +51,9 @@ pub fn emit_fn(program: &Program, r: ResourceId) -> String {
     let j = stream_index(program, r);
     let res = &program.resources[r];
     let append = match buffered(program, r) {
-        Some(_) => format!("dyn_emit_buf_{j}[dyn_emitted_{j}] = v;\n    dyn_emitted_{j} += 1u;"),
+        Some(_) => {
+            format!("dyn_emit_buf_{j}[dyn_emit_buffered_{j} + dyn_emitted_{j}] = v;\n    dyn_emitted_{j} += 1u;")
+        }
         None => format!(
             "dyn_emitted_{j} += 1u;
     let i = atomicAdd(&dyn_control[dyn_emit_at_{j} + 1u], 1u);
@@ -117,8 +123,11 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
     dyn_grant_{j} = max({most}u, min(min(dyn_sub_cap_{j} / (2u * sharing_{j}), DYN_STREAM_GRANT_UNITS * {most}u), wrap_{j}));"
         );
         let _ = write!(lane_end, "\n    dyn_release_all_{j}();");
-        // A buffered stream's elements go out when the unit ends, at positions taken at once.
-        let (buffer, write_out) = match buffered(program, r) {
+        // A buffered stream's elements stay in the lane, covered by its room, until the buffer
+        // cannot hold the next unit's maximum, the lane moves to another sub-window or its
+        // batch ends; then they go out at positions taken at once. An unbuffered stream's unit
+        // took its positions as it emitted, so its room shrinks when it ends.
+        let (buffer, make_space, flush, release) = match buffered(program, r) {
             Some(len) => (
                 format!(
                     "var<private> dyn_emit_buf_{j}: array<{}, {len}>;\n",
@@ -126,7 +135,13 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
                 ),
                 format!(
                     "
-    let n = dyn_emitted_{j};
+    if (dyn_emit_buffered_{j} + m > {len}u) {{
+        dyn_flush_{j}();
+    }}"
+                ),
+                format!(
+                    "
+    let n = dyn_emit_buffered_{j};
     if (n != 0u) {{
         let i = atomicAdd(&dyn_control[dyn_emit_at_{j} + 1u], n);
         if (i + n > dyn_sub_cap_{j}) {{
@@ -136,11 +151,19 @@ pub fn stream_glue(program: &Program, layout: &Layout) -> String {
         for (var k = 0u; k < n; k++) {{
             {}[dyn_emit_base_{j} + i + k] = dyn_emit_buf_{j}[k];
         }}
+        dyn_emit_room_{j} -= n;
+        dyn_emit_buffered_{j} = 0u;
     }}",
                     dyngc_ir::wgsl::binding_var(&program.resources[r])
                 ),
+                format!("dyn_emit_buffered_{j} += dyn_emitted_{j};"),
             ),
-            None => (String::new(), String::new()),
+            None => (
+                String::new(),
+                String::new(),
+                String::new(),
+                format!("dyn_emit_room_{j} -= dyn_emitted_{j};"),
+            ),
         };
         // The relaxed load first keeps a full sub-window from being hammered by adds that must
         // be undone; the add decides. A full home sub-window sends the unit to the next one; all
@@ -156,31 +179,40 @@ var<private> dyn_emit_base_{j}: u32;
 var<private> dyn_emitted_{j}: u32;
 var<private> dyn_emit_max_{j}: u32;
 var<private> dyn_emit_room_{j}: u32;
+var<private> dyn_emit_buffered_{j}: u32;
 var<private> dyn_grant_{j}: u32;
+
+// The lane's buffered elements go out, taking their positions with one add.
+fn dyn_flush_{j}() {{{flush}
+}}
 
 fn dyn_reserve_{j}(m: u32) -> bool {{
     dyn_emitted_{j} = 0u;
-    dyn_emit_max_{j} = m;
-    // Room the lane's earlier units left over: enough, or topped up where it is, to the grant
-    // when the relaxed load sees room for it, else to m.
-    let held = dyn_emit_room_{j};
+    dyn_emit_max_{j} = m;{make_space}
+    // Room the lane's earlier units left over, less what their buffered elements hold: enough,
+    // or topped up where it is, to the grant when the relaxed load sees room for it, else to m.
+    let held = dyn_emit_room_{j} - dyn_emit_buffered_{j};
     if (held >= m) {{
         return true;
     }}
     let grant = dyn_grant_{j}; // at least every maximum (dyn_streams_setup)
-    if (held != 0u) {{
+    if (dyn_emit_room_{j} != 0u) {{
         let at = dyn_emit_at_{j};
         let seen = atomicLoad(&dyn_control[at]);
         if (seen <= dyn_sub_cap_{j} - (m - held)) {{
             let want = select(m, grant, seen <= dyn_sub_cap_{j} - (grant - held));
             let need = want - held;
             if (atomicAdd(&dyn_control[at], need) <= dyn_sub_cap_{j} - need) {{
-                dyn_emit_room_{j} = want;
+                dyn_emit_room_{j} += need;
                 return true;
             }}
             atomicSub(&dyn_control[at], need);
         }}
-        atomicSub(&dyn_control[at], held);
+        // Moving on: the buffered elements go out here first.
+        dyn_flush_{j}();
+        if (dyn_emit_room_{j} != 0u) {{
+            atomicSub(&dyn_control[at], dyn_emit_room_{j});
+        }}
         dyn_emit_room_{j} = 0u;
     }}
     for (var k = 0u; k < dyn_subs_{j}; k++) {{
@@ -204,14 +236,16 @@ fn dyn_reserve_{j}(m: u32) -> bool {{
     return false;
 }}
 
-// The unit ended: what it did not emit stays with the lane, for its next unit.
-fn dyn_release_{j}() {{{write_out}
-    dyn_emit_room_{j} -= dyn_emitted_{j};
+// The unit ended: its elements join the lane's buffered ones (or were written), and the room
+// it did not use stays with the lane, for its next unit.
+fn dyn_release_{j}() {{
+    {release}
     dyn_emitted_{j} = 0u;
 }}
 
-// The lane's batch is over: all the room it holds goes back.
+// The lane's batch is over: its buffered elements go out, and all the room it holds goes back.
 fn dyn_release_all_{j}() {{
+    dyn_flush_{j}();
     if (dyn_emit_room_{j} != 0u) {{
         atomicSub(&dyn_control[dyn_emit_at_{j}], dyn_emit_room_{j});
         dyn_emit_room_{j} = 0u;

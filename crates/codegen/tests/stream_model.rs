@@ -8,7 +8,8 @@
 //! |-----------------------|----------------------------------------------------------------|
 //! | [`Sys::reserve`]      | `dyn_reserve_J`                                                |
 //! | [`Sys::emit`]         | `dyn_emit_R` (buffered in the lane, or a position per element) |
-//! | [`Sys::release`]      | `dyn_release_J` (a buffered unit's positions, in one add)      |
+//! | [`Sys::release`]      | `dyn_release_J`                                                |
+//! | [`Sys::flush`]        | `dyn_flush_J` (a lane's buffered elements' positions, one add) |
 //! | [`Sys::release_all`]  | `dyn_release_all_J`                                            |
 //! | [`Sys::lane_end`]     | `dyn_streams_lane_end` (the end of `dyn_run_units`)           |
 //! | [`Sys::execute`]      | `execute_case`'s code in `dyn_execute` (and `dyn_defer`)       |
@@ -51,7 +52,9 @@
 //! (`one_window_exactly_once`). A lane runs up to [`LANE_UNITS`] units a batch, so the room one
 //! unit leaves is the next one's ([`Path::Carried`], [`Path::ToppedUp`]); a reservation or
 //! top-up asks for the stream's grant when the relaxed load saw room for it, else for the
-//! unit's maximum ([`Path::Granted`]).
+//! unit's maximum ([`Path::Granted`]). Buffered elements wait in the lane, covered by its room,
+//! until its buffer cannot hold the next unit's maximum ([`Path::BufferFull`]), it moves to
+//! another sub-window ([`Path::FlushedToMove`]) or its batch ends.
 //!
 //! `broken_variants_are_caught` runs every broken [`Variant`] under `std::panic::catch_unwind`
 //! and checks that loom fails, with the message of the check the variant breaks.
@@ -79,6 +82,9 @@ const FUEL: u32 = 6;
 const LANE_UNITS: u32 = 2;
 /// Most launches before the host gives up ("never completes").
 const LAUNCHES: u32 = 8;
+/// Elements a lane's buffer of a buffered stream holds (`dyn_emit_buf_J`'s length): at least
+/// every unit's maximum, and more, so that the elements of several units wait there.
+const BUFFER_LEN: usize = 3;
 
 /// The protocol as generated, or one deliberately broken step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,10 +94,13 @@ enum Variant {
     NoUndo,
     /// `dyn_reserve_J` trusts its relaxed load and does not check what the add returned.
     NoOvershootCheck,
-    /// `dyn_release_J` leaves the unit's elements in the room the lane carries on.
+    /// `dyn_release_J` (an unbuffered stream) or `dyn_flush_J` (a buffered one) leaves the
+    /// elements written in the room the lane carries on.
     KeepWritten,
     /// `dyn_reserve_J` takes its grant but counts only the unit's maximum as the lane's room.
     GrantCountedAsMax,
+    /// A lane whose batch ends gives all its room back, then writes its buffered elements.
+    GiveBackBeforeFlush,
     /// The lane keeps its room when its batch ends.
     NoLaneEnd,
     /// A unit that found no room is neither run nor deferred.
@@ -153,7 +162,8 @@ struct Lane {
     emitted: [u32; STREAMS],
     max: [u32; STREAMS],
     room: [u32; STREAMS],
-    /// `dyn_emit_buf_J`: a buffered stream's elements of the running unit.
+    /// `dyn_emit_buf_J`: a buffered stream's elements not yet written, of the lane's earlier
+    /// units of the batch (`dyn_emit_buffered_J` of them) and of the running one.
     buffer: [Vec<u32>; STREAMS],
 }
 
@@ -176,12 +186,17 @@ enum Path {
     ToppedUp,
     /// A lane took its grant, more than the unit's maximum (a reservation or a top-up).
     Granted,
+    /// Buffered elements of earlier units went out because the buffer could not hold the next
+    /// unit's maximum.
+    BufferFull,
+    /// Buffered elements went out before the lane moved to another sub-window.
+    FlushedToMove,
     Drains,
     /// A unit found every sub-window full while the room taken left enough in one.
     FullWithRoom,
 }
 
-const PATHS: [Path; 11] = [
+const PATHS: [Path; 13] = [
     Path::Executions,
     Path::OvershootUndone,
     Path::OvershootWithRoom,
@@ -191,6 +206,8 @@ const PATHS: [Path; 11] = [
     Path::Carried,
     Path::ToppedUp,
     Path::Granted,
+    Path::BufferFull,
+    Path::FlushedToMove,
     Path::Drains,
     Path::FullWithRoom,
 ];
@@ -334,13 +351,19 @@ impl Sys {
         let st = &self.streams[j];
         lane.emitted[j] = 0;
         lane.max[j] = m;
-        let held = lane.room[j];
+        if self.buffered && lane.buffer[j].len() + m as usize > BUFFER_LEN {
+            if !lane.buffer[j].is_empty() {
+                self.cov.hit(Path::BufferFull);
+            }
+            self.flush(j, lane);
+        }
+        let held = lane.room[j] - lane.buffer[j].len() as u32;
         if held >= m {
             self.cov.hit(Path::Carried);
             return true;
         }
         let grant = st.grant; // at least every maximum, as Sys::new checks
-        if held != 0 {
+        if lane.room[j] != 0 {
             let s = lane.at[j];
             let word = &st.subs[s].reserved;
             let seen = word.load(R);
@@ -350,13 +373,19 @@ impl Sys {
                 if word.fetch_add(need, R) <= st.sub_cap - need {
                     self.take(j, s, need);
                     self.cov.hit(Path::ToppedUp);
-                    lane.room[j] = self.counted(want, m);
+                    lane.room[j] += self.counted(want, m) - held;
                     return true;
                 }
                 word.fetch_sub(need, R);
                 self.cov.hit(Path::OvershootUndone);
             }
-            self.give_back(j, s, held);
+            if !lane.buffer[j].is_empty() {
+                self.cov.hit(Path::FlushedToMove);
+            }
+            self.flush(j, lane);
+            if lane.room[j] != 0 {
+                self.give_back(j, s, lane.room[j]);
+            }
             lane.room[j] = 0;
         }
         let subs = st.subs.len();
@@ -456,25 +485,42 @@ impl Sys {
             .unwrap_or_else(|| panic!("stream {j} sub-window {s}: more given back than reserved"));
     }
 
-    /// `dyn_release_J`: the unit ended; a buffered stream's elements go out at positions taken
-    /// with one add, and the room they did not use stays with the lane.
-    fn release(&self, j: usize, lane: &mut Lane) {
+    /// `dyn_flush_J`: the lane's buffered elements go out at positions taken with one add, and
+    /// leave its room.
+    fn flush(&self, j: usize, lane: &mut Lane) {
         let held = std::mem::take(&mut lane.buffer[j]);
-        if !held.is_empty() {
-            let s = lane.at[j];
-            let i = self.streams[j].subs[s].written.fetch_add(held.len() as u32, R);
-            for (k, v) in held.into_iter().enumerate() {
-                self.store(j, s, i + k as u32, v);
-            }
+        if held.is_empty() {
+            return;
+        }
+        let s = lane.at[j];
+        let n = held.len() as u32;
+        let i = self.streams[j].subs[s].written.fetch_add(n, R);
+        for (k, v) in held.into_iter().enumerate() {
+            self.store(j, s, i + k as u32, v);
         }
         if self.variant != Variant::KeepWritten {
+            lane.room[j] -= n;
+        }
+    }
+
+    /// `dyn_release_J`: the unit ended. A buffered stream's elements wait in the lane's buffer
+    /// (its room still holds them); an unbuffered one's were written, and leave the room. The
+    /// room they did not use stays with the lane.
+    fn release(&self, j: usize, lane: &mut Lane) {
+        if !self.buffered && self.variant != Variant::KeepWritten {
             lane.room[j] -= lane.emitted[j];
         }
         lane.emitted[j] = 0;
     }
 
-    /// `dyn_release_all_J`: all the room the lane holds in stream `j` goes back.
+    /// `dyn_release_all_J`: the lane's buffered elements go out, and all the room it holds in
+    /// stream `j` goes back.
     fn release_all(&self, j: usize, lane: &mut Lane) {
+        if self.variant == Variant::GiveBackBeforeFlush && !lane.buffer[j].is_empty() {
+            self.give_back(j, lane.at[j], lane.room[j]);
+            lane.room[j] = lane.buffer[j].len() as u32;
+        }
+        self.flush(j, lane);
         if lane.room[j] != 0 {
             self.give_back(j, lane.at[j], lane.room[j]);
             lane.room[j] = 0;
@@ -487,7 +533,7 @@ impl Sys {
             return;
         }
         for j in 0..STREAMS {
-            if lane.room[j] != 0 {
+            if lane.room[j] > lane.buffer[j].len() as u32 {
                 self.cov.hit(Path::ReleasedUnused);
             }
             self.release_all(j, lane);
@@ -729,6 +775,15 @@ const GRANTED: Scenario = Scenario {
     workers: &[(0, &[0x3200, 0x1100]), (0, &[0x1000, 0x1100])],
 };
 
+/// Two sub-windows of 2, grant 2, and a buffer of 3 elements: worker 0's first unit takes 2 and
+/// buffers 1 element, its second (maximum 2) cannot top up in a sub-window its own grant fills,
+/// so the buffered element goes out before the lane moves on; worker 1's first unit buffers 2,
+/// which go out when its second unit's maximum does not fit beside them.
+const FLUSHED: Scenario = Scenario {
+    streams: [(2, 2, 2), (1, 1, 1)],
+    workers: &[(0, &[0x2200, 0x1100]), (1, &[0x2100, 0x2200])],
+};
+
 /// A window of one element: every unit that emits has it to itself.
 const WINDOW_OF_ONE: Scenario = Scenario {
     streams: [(1, 1, 1), (1, 1, 1)],
@@ -791,6 +846,16 @@ fn granted_room_exactly_once() {
 }
 
 #[test]
+fn flushed_buffers_exactly_once() {
+    use Path::*;
+    explore(
+        "flushed_buffers_exactly_once",
+        &FLUSHED,
+        &[BufferFull, FlushedToMove, MovedOn, Granted],
+    );
+}
+
+#[test]
 fn window_of_one_completes() {
     explore(
         "window_of_one_completes",
@@ -806,18 +871,24 @@ fn window_of_one_completes() {
 /// check it breaks (the panic's message).
 #[test]
 fn broken_variants_are_caught() {
-    let cases: [(Variant, &'static Scenario, &str); 8] = [
-        (Variant::NoUndo, &ONE_WINDOW, "reserved != written"),
-        (Variant::NoOvershootCheck, &ONE_WINDOW, "reserved of 2"),
-        (Variant::KeepWritten, &CARRIED, "not reserved"),
-        (Variant::GrantCountedAsMax, &GRANTED, "reserved != written"),
-        (Variant::NoLaneEnd, &ONE_WINDOW, "reserved != written"),
-        (Variant::LoseUnfit, &ONE_WINDOW, "lost"),
-        (Variant::NoFullFlag, &WINDOW_OF_ONE, "never completes"),
-        (Variant::DrainKeepsCounts, &ONE_WINDOW, "ran no unit"),
+    // Each with the emit modes it breaks in: only buffered elements wait in the lane.
+    let both: &[bool] = &[false, true];
+    let cases: [(Variant, &'static Scenario, &str, &[bool]); 9] = [
+        (Variant::NoUndo, &ONE_WINDOW, "reserved != written", both),
+        (Variant::NoOvershootCheck, &ONE_WINDOW, "reserved of 2", both),
+        (Variant::KeepWritten, &CARRIED, "sub-window 0: slot", both),
+        (Variant::GrantCountedAsMax, &GRANTED, "reserved != written", both),
+        (Variant::GiveBackBeforeFlush, &FLUSHED, "not reserved", &[true]),
+        (Variant::NoLaneEnd, &ONE_WINDOW, "reserved != written", both),
+        (Variant::LoseUnfit, &ONE_WINDOW, "lost", both),
+        (Variant::NoFullFlag, &WINDOW_OF_ONE, "never completes", both),
+        (Variant::DrainKeepsCounts, &ONE_WINDOW, "ran no unit", both),
     ];
     let cov = Coverage::leak();
-    for ((variant, scenario, expected), buffered) in cases.into_iter().flat_map(|c| [(c, false), (c, true)]) {
+    let runs = cases
+        .into_iter()
+        .flat_map(|(v, s, e, modes)| modes.iter().map(move |&b| ((v, s, e), b)));
+    for ((variant, scenario, expected), buffered) in runs {
         let failure = std::panic::catch_unwind(|| stream_model(variant, buffered, scenario, cov)).expect_err(&format!(
             "{variant:?} (buffered: {buffered}): loom found no failing execution"
         ));
