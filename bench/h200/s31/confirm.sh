@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Device call (carrying bench/h200/carry-vulkan, built after buffered.patch landed, and
-# bench/h200/s31/old, the dyngc-bench of 0942c49 before it): the default stream window, which
-# session 31's A/B of the patch (bench/h200/s28/buffered.sh, whole-output window) did not reach,
-# old against new, one round.
+# Device call (carrying bench/h200/carry-vulkan, HEAD, and bench/h200/s31/old, HEAD without the
+# stream buffer of ed9fa05; both built here by bench/h200/s31/build.sh): the default stream
+# window, which session 31's A/B of the buffer (bench/h200/s28/buffered.sh, whole-output window)
+# did not reach, old against new, one round.
 #   R=$OUT; export OUT=/tmp/res; mkdir -p $OUT; bash bench/h200/s31/confirm.sh TAG; tar czf $R/x.tgz -C $OUT .
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
