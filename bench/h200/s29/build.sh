@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, here, what bench/h200/s29/call.sh carries:
 #   bench/h200/carry-vulkan/dyngc-bench   main (HEAD), by bench/h200/build-vulkan.sh
-#   bench/h200/s28/buffered/dyngc-bench   HEAD + bench/h200/s28/buffered.patch
+#   (bench/h200/s28/buffered/dyngc-bench: no longer; buffered.patch landed in session 31, ed9fa05)
 #   bench/h200/s29/split/dyngc-bench      HEAD + bench/h200/s29/split.patch (ranges of stages with
 #                                         a loop split finer; one index a lane after a split
 #                                         while the home shard was empty)
@@ -14,7 +14,6 @@
 #   bash bench/h200/s29/build.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
-bash "$root/bench/h200/build-patched.sh" "$root/bench/h200/s28/buffered" "$root/bench/h200/s28/buffered.patch"
 bash "$root/bench/h200/build-patched.sh" "$root/bench/h200/s29/split" "$root/bench/h200/s29/split.patch"
 bash "$root/bench/h200/build-patched.sh" "$root/bench/h200/s29/hunger" "$root/bench/h200/s29/hunger.patch"
 bash "$root/bench/h200/build-vulkan.sh"

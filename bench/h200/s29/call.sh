@@ -4,7 +4,8 @@
 # 9 MB); everything is built here first by `bash bench/h200/s29/build.sh`:
 #   1: bench/h200/s29/spread.sh: main against two ways to spread a wide range (split, hunger);
 #      carry bench/h200/carry-vulkan, bench/h200/s29/split, bench/h200/s29/hunger.
-#   2: bench/h200/s28/buffered.sh (main against buffered.patch), then run.sh's main part (the
+#   2: (run in session 31; buffered.patch has landed, so its A/B is bench/h200/s31/confirm.sh now)
+#      bench/h200/s28/buffered.sh (main against buffered.patch), then run.sh's main part (the
 #      goal table with the warm-up that waits for the clock); carry bench/h200/carry-vulkan,
 #      bench/h200/s28/buffered. (Rebuild main first if something landed after call 1.)
 #   3: bench/h200/s28/reserve.sh (the tight-arena reserve rule), then run.sh's streams part;
