@@ -41,9 +41,11 @@
 // frame with hi - lo == 1 is a single item (its index is lo); wider frames are fan-out ranges.
 // The payload starts at DYN_FRAME_HEADER; word 0 is the head. The depth is a lower bound on the
 // spawn depth of the frame's units (docs/executor.md, "Why the stack fits in its reserve").
+// Without bounded recursion (DYN_HAS_REC false) every counter is 0 and the word is left out:
+// the payload starts at word 3 (dyn_frame_rec, dyn_clear_rec).
 const DYN_F_LO: u32 = 1u;       // the next index
 const DYN_F_HI: u32 = 2u;       // one past the last index
-const DYN_F_REC: u32 = 3u;      // the recursion counter
+const DYN_F_REC: u32 = 3u;      // the recursion counter, where DYN_HAS_REC
 const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cleared
 
 // Broadcast commands from lane 0.
@@ -203,6 +205,21 @@ fn dyn_ring_frame(slot: u32) -> u32 {
 fn dyn_stack_frame(worker: u32, position: u32) -> u32 {
     let index = select(position, position - dyn_reserve, position >= dyn_reserve);
     return 2u * dyn_params.dyn_workers + (worker * dyn_reserve + index) * DYN_FRAME_WORDS;
+}
+
+// The recursion counter of the arena frame at `f`: 0 where frames have none (DYN_HAS_REC).
+fn dyn_frame_rec(f: u32) -> u32 {
+    if (DYN_HAS_REC) {
+        return atomicLoad(&dyn_arena[f + DYN_F_REC]);
+    }
+    return 0u;
+}
+
+// Starts the arena frame at `f` a new count, where frames have a counter.
+fn dyn_clear_rec(f: u32) {
+    if (DYN_HAS_REC) {
+        atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+    }
 }
 
 // Lane 0 only. The most units a batch may run when the frames it touches leave `left` frames
@@ -446,7 +463,7 @@ fn dyn_init() {
         atomicStore(&dyn_arena[f], dyn_entry_stage());
         atomicStore(&dyn_arena[f + DYN_F_LO], s * share + min(s, extra));
         atomicStore(&dyn_arena[f + DYN_F_HI], (s + 1u) * share + min(s + 1u, extra));
-        atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+        dyn_clear_rec(f);
         atomicStore(&dyn_arena[dyn_ring_state(slot)], 1u);
         atomicStore(&dyn_control[dyn_shard_tail(s)], 1u);
     }
@@ -939,7 +956,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         let f = dyn_stack_frame(me, cmd[1]);
         // The range is the top frame: its head came with the prescan.
         let stage = dyn_wg_heads[0] & 0xFFFFu;
-        dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
+        dyn_cur_rec = dyn_frame_rec(f);
         dyn_load_unit(f);
         dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
         return;
@@ -972,7 +989,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (a < atomicLoad(&dyn_wg_full) && lid + 1u == (dyn_wg_pack[a + 1u] & DYN_PACK_LANES)) {
         atomicAdd(&dyn_wg_finished, 1u);
     }
-    dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
+    dyn_cur_rec = dyn_frame_rec(f);
     dyn_load_unit(f);
     dyn_run_units(stage, dyn_wg_los[a] + offset, 0u, 0u);
 }
@@ -1163,7 +1180,7 @@ fn dyn_run_wide(me: u32, lid: u32, cmd: array<u32, 4>) {
             f = dyn_stack_frame(me, cmd[1] + group);
             index = atomicLoad(&dyn_arena[f + DYN_F_LO]);
         }
-        dyn_cur_rec = atomicLoad(&dyn_arena[f + DYN_F_REC]);
+        dyn_cur_rec = dyn_frame_rec(f);
     }
     dyn_cur_stage = stage;
     if (DYN_LOOP) {
@@ -1191,7 +1208,9 @@ fn dyn_staging_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
     dyn_wg_staging[o] = stage;
     dyn_wg_staging[o + DYN_F_LO] = 0u;
     dyn_wg_staging[o + DYN_F_HI] = hi;
-    dyn_wg_staging[o + DYN_F_REC] = rec;
+    if (DYN_HAS_REC) {
+        dyn_wg_staging[o + DYN_F_REC] = rec;
+    }
     return o + DYN_FRAME_HEADER;
 }
 
@@ -1450,7 +1469,7 @@ fn dyn_sweep(me: u32) -> u32 {
                 atomicStore(&dyn_arena[f], dyn_word_stage(w) | (DYN_FLAG_OWNED << 16u));
                 atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
                 atomicStore(&dyn_arena[f + DYN_F_HI], 1u);
-                atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+                dyn_clear_rec(f);
                 atomicStore(&dyn_arena[f + DYN_FRAME_HEADER], dyn_word_first_key(w) + b);
                 taken += 1u;
             }
@@ -1487,7 +1506,7 @@ fn dyn_end_round(me: u32) -> bool {
     atomicStore(&dyn_arena[f], dyn_entry_stage());
     atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
     atomicStore(&dyn_arena[f + DYN_F_HI], count);
-    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+    dyn_clear_rec(f);
     dyn_wg_stack.top += 1u;
     dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], 1u);
     return false;

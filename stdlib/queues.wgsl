@@ -76,7 +76,7 @@ fn dyn_queue_push(q: u32, stage: u32, n: u32, chunk: u32, capped: bool) -> u32 {
     atomicStore(&dyn_arena[f], stage);
     atomicStore(&dyn_arena[f + DYN_F_LO], 0u);
     atomicStore(&dyn_arena[f + DYN_F_HI], n);
-    atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
+    dyn_clear_rec(f);
     if (n > chunk) {
         // Advertised before the dispatch starts, so its first workgroups do not leave early.
         atomicStore(&dyn_control[dyn_queue_word(q, DYN_Q_HELP)], i + 1u);

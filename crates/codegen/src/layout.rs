@@ -88,8 +88,18 @@ pub const RESERVE_SIXTEENTHS_WITH_QUEUES: u32 = 8;
 /// (bfs kron20 at 1,024 workers: 2.87 ms with 2^20 slots, 3.09 with 2^24; docs/performance.md,
 /// session 20).
 pub const RING_SLOTS_PER_WORKER: u32 = 1024;
-/// Words before the payload in a frame: stage, flags and depth; lo, hi, recursion counter.
+/// Words before the payload in a frame: stage, flags and depth; lo, hi; and the recursion
+/// counter where the program has one (`frame_header_words`).
 pub const FRAME_HEADER_WORDS: u32 = 4;
+
+/// Words before the payload in `program`'s frames: [`FRAME_HEADER_WORDS`], less the recursion
+/// counter when no stage recurses through a `@max_depth` bound. Every counter is then 0 (only an
+/// edge into such a bound counts up), so the word would hold nothing: a smaller frame puts more
+/// workers in the same arena (bfs, triangle, collatz: 20% more frames).
+pub fn frame_header_words(program: &Program) -> u32 {
+    let counter = program.stages.values().any(|s| s.recursion.is_some());
+    FRAME_HEADER_WORDS - u32::from(!counter)
+}
 /// The bit where a frame head's depth starts (`DYN_DEPTH_SHIFT`): the stage takes bits 0-15 and
 /// the owned flag bit 16. A gathered batch's prefix scan packs a lane count below it too.
 pub const DEPTH_SHIFT: u32 = 17;
@@ -259,6 +269,8 @@ pub struct Layout {
     /// groups of N lanes (at most `lanes / N`).
     pub units: IdVec<StageId, u32>,
     pub frame_words: u32,
+    /// Words before a frame's payload ([`frame_header_words`]).
+    pub frame_header: u32,
     pub carry_cap: u32,
     pub child_cap: u32,
     pub keyed_cap: u32,
@@ -293,7 +305,8 @@ impl Layout {
     /// ([`STAGING_BUDGET`] unless the program's own workgroup memory leaves less). `queues`:
     /// the partitioned schedule's dispatched stages; `lanes`: the worker's.
     pub fn new(program: &Program, budget: u32, queues: u32, lanes: u32) -> Option<Layout> {
-        let frame_words = FRAME_HEADER_WORDS + program.max_payload_words;
+        let frame_header = frame_header_words(program);
+        let frame_words = frame_header + program.max_payload_words;
         let keyed_sites = |s: &Stage| {
             s.sites
                 .iter()
@@ -366,6 +379,7 @@ impl Layout {
             batch,
             units: program.stages.map(|_, s| units(s, batch)),
             frame_words,
+            frame_header,
             carry_cap,
             child_cap,
             keyed_cap,
@@ -408,14 +422,14 @@ impl Layout {
         c("WG", self.lanes);
         c("BATCH", self.batch);
         c("FRAME_WORDS", self.frame_words);
-        c("FRAME_HEADER", FRAME_HEADER_WORDS);
+        c("FRAME_HEADER", self.frame_header);
         c("DEPTH_SHIFT", DEPTH_SHIFT);
         c("STAGES", stages as u32);
         c("CARRY_CAP", self.carry_cap);
         c("CHILD_CAP", self.child_cap);
         c("KEYED_CAP", self.keyed_cap);
         c("SPLIT_SLOT", self.split_slot);
-        c("SCRATCH", (self.split_slot + 1) * self.frame_words + FRAME_HEADER_WORDS);
+        c("SCRATCH", (self.split_slot + 1) * self.frame_words + self.frame_header);
         c("STAGING_WORDS", self.staging_words);
         c("STACK_FRAMES", self.stack_frames);
         c("UNIT_FRAMES", self.unit_frames);
@@ -434,7 +448,7 @@ impl Layout {
         c("LINE_WORDS", LINE_WORDS);
         c("STREAM_SUB_WINDOWS", STREAM_SUB_WINDOWS);
         c("STREAM_GRANT_UNITS", STREAM_GRANT_UNITS);
-        c("PAYLOAD_WORDS", (self.frame_words - FRAME_HEADER_WORDS).max(1));
+        c("PAYLOAD_WORDS", (self.frame_words - self.frame_header).max(1));
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);
         c("QUEUE_WORDS", QUEUE_WORDS);
@@ -448,6 +462,10 @@ impl Layout {
             c(&format!("ERR_{name}"), *code);
         }
         out.push_str(&format!("const DYN_STREAMS: bool = {};\n", self.streams > 0));
+        out.push_str(&format!(
+            "const DYN_HAS_REC: bool = {};\n",
+            self.frame_header == FRAME_HEADER_WORDS
+        ));
         out
     }
 }
