@@ -41,11 +41,13 @@
 // frame with hi - lo == 1 is a single item (its index is lo); wider frames are fan-out ranges.
 // The payload starts at DYN_FRAME_HEADER; word 0 is the head. The depth is a lower bound on the
 // spawn depth of the frame's units (docs/executor.md, "Why the stack fits in its reserve").
-// Without bounded recursion (DYN_HAS_REC false) every counter is 0 and the word is left out:
-// the payload starts at word 3 (dyn_frame_rec, dyn_clear_rec).
+// The recursion counter has a word of its own only where DYN_REC_WORD; otherwise it sits in
+// the head's stage field from bit DYN_REC_SHIFT up (none where that is 16: the program does not
+// recurse, every counter is 0), and the payload starts at word 3 (dyn_frame_rec, dyn_clear_rec).
 const DYN_F_LO: u32 = 1u;       // the next index
 const DYN_F_HI: u32 = 2u;       // one past the last index
-const DYN_F_REC: u32 = 3u;      // the recursion counter, where DYN_HAS_REC
+const DYN_F_REC: u32 = 3u;      // the recursion counter, where DYN_REC_WORD
+const DYN_STAGE_MASK: u32 = (1u << DYN_REC_SHIFT) - 1u;
 const DYN_FLAG_OWNED: u32 = 1u; // keyed frame whose mark this worker already cleared
 
 // Broadcast commands from lane 0.
@@ -207,17 +209,21 @@ fn dyn_stack_frame(worker: u32, position: u32) -> u32 {
     return 2u * dyn_params.dyn_workers + (worker * dyn_reserve + index) * DYN_FRAME_WORDS;
 }
 
-// The recursion counter of the arena frame at `f`: 0 where frames have none (DYN_HAS_REC).
+// The recursion counter of the arena frame at `f`.
 fn dyn_frame_rec(f: u32) -> u32 {
-    if (DYN_HAS_REC) {
+    if (DYN_REC_WORD) {
         return atomicLoad(&dyn_arena[f + DYN_F_REC]);
+    }
+    if (DYN_REC_SHIFT < 16u) {
+        return (atomicLoad(&dyn_arena[f]) & 0xFFFFu) >> DYN_REC_SHIFT;
     }
     return 0u;
 }
 
-// Starts the arena frame at `f` a new count, where frames have a counter.
+// Starts the arena frame at `f` a new count, after its head was written (a head written with a
+// bare stage holds a count of 0).
 fn dyn_clear_rec(f: u32) {
-    if (DYN_HAS_REC) {
+    if (DYN_REC_WORD) {
         atomicStore(&dyn_arena[f + DYN_F_REC], 0u);
     }
 }
@@ -702,7 +708,7 @@ fn dyn_gather_scan(lid: u32, n: u32, height: u32) {
 
 // A frame of a wide stage (its head given) ends a gathered batch: its units need groups of lanes.
 fn dyn_ends_gather(head: u32) -> bool {
-    return DYN_WIDE && dyn_width(head & 0xFFFFu) > 1u;
+    return DYN_WIDE && dyn_width(head & DYN_STAGE_MASK) > 1u;
 }
 
 // Two packed scan words, `above` for the frames before: the shallower depth (the words compare
@@ -797,7 +803,7 @@ fn dyn_plan(me: u32) {
     var groups = 0u;
     var stage = 0u;
     if (DYN_WIDE) {
-        stage = dyn_wg_heads[0] & 0xFFFFu;
+        stage = dyn_wg_heads[0] & DYN_STAGE_MASK;
         groups = dyn_wide_groups(stage);
     }
     if (groups == 0u && hi - lo <= DYN_BATCH) {
@@ -805,7 +811,7 @@ fn dyn_plan(me: u32) {
         return;
     }
     if (groups == 0u) {
-        stage = dyn_wg_heads[0] & 0xFFFFu;
+        stage = dyn_wg_heads[0] & DYN_STAGE_MASK;
     }
     let height = dyn_wg_stack.top - dyn_wg_stack.bottom;
     dyn_wg_depth = dyn_wg_heads[0] >> DYN_DEPTH_SHIFT;
@@ -864,7 +870,7 @@ fn dyn_plan(me: u32) {
     // many as the reserve rule allows (each taken frame leaves the stack).
     let n = min(min(height, DYN_BATCH), groups);
     var count = 1u;
-    while (count < n && dyn_wg_sizes[count] == 1u && (dyn_wg_heads[count] & 0xFFFFu) == stage) {
+    while (count < n && dyn_wg_sizes[count] == 1u && (dyn_wg_heads[count] & DYN_STAGE_MASK) == stage) {
         let depth = min(dyn_wg_depth, dyn_wg_heads[count] >> DYN_DEPTH_SHIFT);
         if (count + 1u > dyn_unit_room(height - count - 1u, depth)) {
             break;
@@ -955,7 +961,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         }
         let f = dyn_stack_frame(me, cmd[1]);
         // The range is the top frame: its head came with the prescan.
-        let stage = dyn_wg_heads[0] & 0xFFFFu;
+        let stage = dyn_wg_heads[0] & DYN_STAGE_MASK;
         dyn_cur_rec = dyn_frame_rec(f);
         dyn_load_unit(f);
         dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
@@ -974,7 +980,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     let f = dyn_stack_frame(me, cmd[3] - 1u - a);
     // The frame's head came with the prescan.
     let head = dyn_wg_heads[a];
-    let stage = head & 0xFFFFu;
+    let stage = head & DYN_STAGE_MASK;
     let offset = lid - (dyn_wg_pack[a] & DYN_PACK_LANES);
     if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
         // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
@@ -1208,8 +1214,10 @@ fn dyn_staging_frame(slot: u32, stage: u32, hi: u32, rec: u32) -> u32 {
     dyn_wg_staging[o] = stage;
     dyn_wg_staging[o + DYN_F_LO] = 0u;
     dyn_wg_staging[o + DYN_F_HI] = hi;
-    if (DYN_HAS_REC) {
+    if (DYN_REC_WORD) {
         dyn_wg_staging[o + DYN_F_REC] = rec;
+    } else if (DYN_REC_SHIFT < 16u) {
+        dyn_wg_staging[o] = stage | (rec << DYN_REC_SHIFT);
     }
     return o + DYN_FRAME_HEADER;
 }

@@ -4,8 +4,8 @@
 #   TAG-window: the default stream window, HEAD against HEAD without the stream buffer (session
 #     31's A/B of the buffer, bench/h200/s28/buffered.sh, ran the whole-output window only);
 #   TAG-arena: issue 12's arena goal (expand's peak over 64, 16 and 4), HEAD against HEAD with
-#     the recursion counter word in every frame (frames of 4 + payload words): bfs and triangle
-#     frames are a word smaller on HEAD, tree's are not (it has a @max_depth bound).
+#     the recursion counter word in every frame (frames of 4 + payload words): bfs, triangle and
+#     tree frames are a word smaller on HEAD.
 #   R=$OUT; export OUT=/tmp/res; mkdir -p $OUT; bash bench/h200/s31/confirm.sh TAG; tar czf $R/x.tgz -C $OUT .
 set -euo pipefail
 : "${OUT:?set OUT to the directory the results go to}"
@@ -17,4 +17,4 @@ bash bench/h200/binaries.sh "$tag-window" 1 \
 bash bench/h200/binaries.sh "$tag-arena" 1 \
   "rec=bench/h200/s31/rec/dyngc-bench new=bench/h200/carry-vulkan/dyngc-bench" \
   --workers 1024 --reps 3 --timeout-s 12 --methods expand,dyngc --arenas p/64,p/16,p/4,expand \
-  --case bfs:kron14 --case bfs:kron18 --case triangle:1e6 --case tree:1e6
+  --case bfs:kron14 --case bfs:kron18 --case tree:1e7 --case tree:1e6

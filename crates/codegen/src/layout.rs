@@ -89,17 +89,58 @@ pub const RESERVE_SIXTEENTHS_WITH_QUEUES: u32 = 8;
 /// session 20).
 pub const RING_SLOTS_PER_WORKER: u32 = 1024;
 /// Words before the payload in a frame: stage, flags and depth; lo, hi; and the recursion
-/// counter where the program has one (`frame_header_words`).
+/// counter where it does not fit in the head ([`RecCounter`]).
 pub const FRAME_HEADER_WORDS: u32 = 4;
+/// Bits of a frame head below the owned flag: the stage, and above it a recursion counter that
+/// fits ([`RecCounter::InHead`]).
+pub const HEAD_STAGE_FIELD_BITS: u32 = 16;
 
-/// Words before the payload in `program`'s frames: [`FRAME_HEADER_WORDS`], less the recursion
-/// counter when no stage recurses through a `@max_depth` bound. Every counter is then 0 (only an
-/// edge into such a bound counts up), so the word would hold nothing: a smaller frame puts more
-/// workers in the same arena (bfs, triangle, collatz: 20% more frames).
-pub fn frame_header_words(program: &Program) -> u32 {
-    let counter = program.stages.values().any(|s| s.recursion.is_some());
-    FRAME_HEADER_WORDS - u32::from(!counter)
+/// Where a program's frames keep their recursion counter (docs/executor.md, "Vocabulary").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecCounter {
+    /// Nothing recurses through a `@max_depth` bound: every counter is 0, none is stored.
+    None,
+    /// In the head's stage field, from this bit up: the stage ids and the largest bound plus one
+    /// (the count that fails a run, stored by the unit that fails) fit in its 16 bits together.
+    InHead(u32),
+    /// A word of its own, after `lo` and `hi`.
+    Word,
 }
+
+impl RecCounter {
+    pub fn of(program: &Program) -> RecCounter {
+        let bits = |n: u32| u32::BITS - n.leading_zeros();
+        let Some(bound) = program
+            .stages
+            .values()
+            .filter_map(|s| s.recursion.map(|(_, d)| d))
+            .max()
+        else {
+            return RecCounter::None;
+        };
+        let stage_bits = bits(program.stages.len().saturating_sub(1) as u32).max(1);
+        if stage_bits + bits(bound.saturating_add(1)) <= HEAD_STAGE_FIELD_BITS {
+            RecCounter::InHead(stage_bits)
+        } else {
+            RecCounter::Word
+        }
+    }
+
+    /// Words before a frame's payload.
+    pub fn header_words(self) -> u32 {
+        FRAME_HEADER_WORDS - u32::from(self != RecCounter::Word)
+    }
+
+    /// The head bit where the counter starts (`DYN_REC_SHIFT`): the stage field's end where the
+    /// head holds none.
+    fn shift(self) -> u32 {
+        match self {
+            RecCounter::InHead(shift) => shift,
+            RecCounter::None | RecCounter::Word => HEAD_STAGE_FIELD_BITS,
+        }
+    }
+}
+
 /// The bit where a frame head's depth starts (`DYN_DEPTH_SHIFT`): the stage takes bits 0-15 and
 /// the owned flag bit 16. A gathered batch's prefix scan packs a lane count below it too.
 pub const DEPTH_SHIFT: u32 = 17;
@@ -269,7 +310,9 @@ pub struct Layout {
     /// groups of N lanes (at most `lanes / N`).
     pub units: IdVec<StageId, u32>,
     pub frame_words: u32,
-    /// Words before a frame's payload ([`frame_header_words`]).
+    /// Where frames keep their recursion counter.
+    pub rec: RecCounter,
+    /// Words before a frame's payload.
     pub frame_header: u32,
     pub carry_cap: u32,
     pub child_cap: u32,
@@ -305,7 +348,8 @@ impl Layout {
     /// ([`STAGING_BUDGET`] unless the program's own workgroup memory leaves less). `queues`:
     /// the partitioned schedule's dispatched stages; `lanes`: the worker's.
     pub fn new(program: &Program, budget: u32, queues: u32, lanes: u32) -> Option<Layout> {
-        let frame_header = frame_header_words(program);
+        let rec = RecCounter::of(program);
+        let frame_header = rec.header_words();
         let frame_words = frame_header + program.max_payload_words;
         let keyed_sites = |s: &Stage| {
             s.sites
@@ -379,6 +423,7 @@ impl Layout {
             batch,
             units: program.stages.map(|_, s| units(s, batch)),
             frame_words,
+            rec,
             frame_header,
             carry_cap,
             child_cap,
@@ -424,6 +469,7 @@ impl Layout {
         c("FRAME_WORDS", self.frame_words);
         c("FRAME_HEADER", self.frame_header);
         c("DEPTH_SHIFT", DEPTH_SHIFT);
+        c("REC_SHIFT", self.rec.shift());
         c("STAGES", stages as u32);
         c("CARRY_CAP", self.carry_cap);
         c("CHILD_CAP", self.child_cap);
@@ -463,8 +509,8 @@ impl Layout {
         }
         out.push_str(&format!("const DYN_STREAMS: bool = {};\n", self.streams > 0));
         out.push_str(&format!(
-            "const DYN_HAS_REC: bool = {};\n",
-            self.frame_header == FRAME_HEADER_WORDS
+            "const DYN_REC_WORD: bool = {};\n",
+            self.rec == RecCounter::Word
         ));
         out
     }

@@ -546,8 +546,8 @@ fn too_large(program: &Program) -> Diagnostic {
             "`{}` carries a {}-word payload; with {} header words a work item is {} bytes",
             biggest.name,
             words(biggest),
-            layout::frame_header_words(program),
-            4 * (layout::frame_header_words(program) + program.max_payload_words)
+            layout::RecCounter::of(program).header_words(),
+            4 * (layout::RecCounter::of(program).header_words() + program.max_payload_words)
         ),
     )
     .with_hint("make payloads smaller (pass an index into a buffer instead of the data) or spawn fewer items per unit");

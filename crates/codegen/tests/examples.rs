@@ -496,3 +496,34 @@ fn manifest_states_the_kernels_ring_shards() {
         );
     }
 }
+
+/// A frame's recursion counter takes no word of its own where it fits in the head's stage field
+/// beside the stage ids, and none at all where nothing recurses through a bound
+/// (docs/executor.md, "Vocabulary"); a program with too many stages for both keeps the word.
+#[test]
+fn recursion_counters_take_a_word_only_where_the_head_has_no_room() {
+    let example = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/{name}.dyn"));
+        generate(&path, Schedule::Megakernel)
+    };
+    let layout = |a: &dyngc_codegen::Artifact| {
+        let words = a.manifest.executor.arena.frame_words;
+        let rec_word = a.wgsl.contains("const DYN_REC_WORD: bool = true;");
+        (words, wgsl_constant(&a.wgsl, "DYN_REC_SHIFT"), rec_word)
+    };
+    // tree: three stages (2 bits), @max_depth(24) and its failing count 25 (5 bits); Node is 2 words.
+    assert_eq!(layout(&example("tree")), (3 + 2, 2, false));
+    // bfs recurses only through a key: no counter; a one-word payload.
+    assert_eq!(layout(&example("bfs")), (3 + 1, 16, false));
+    // 600 stages need 10 bits, @max_depth(64) 7 more: the counter keeps its word.
+    let mut source = String::from("output hits: array<atomic<u32>, 1>;\nstage s0(@index i: u32) { spawn s1(i); }\n");
+    for i in 1..599 {
+        source.push_str(&format!("stage s{i}(x: u32) {{ spawn s{}(x); }}\n", i + 1));
+    }
+    source.push_str(
+        "@max_depth(64)\nstage s599(x: u32) { atomicAdd(&hits[0], 1u); if (x > 0u) { spawn s599(x - 1u); } }\nentry s0(1);\n",
+    );
+    let checked = dyngc_compiler::check(&source, "stages");
+    let many = build(Path::new("stages.dyn"), &checked, Schedule::Megakernel);
+    assert_eq!(layout(&many), (4 + 1, 16, true));
+}
