@@ -37,8 +37,9 @@
 // The protocol (who writes what, when, and why no work is lost or run twice) is documented in
 // docs/executor.md; keep the two in step. The functions below follow its sections' order.
 
-// Frame words: [stage | flags << 16 | depth << DYN_DEPTH_SHIFT, lo, hi, rec, payload...]. A
-// frame with hi - lo == 1 is a single item (its index is lo); wider frames are fan-out ranges.
+// Frame words: [stage | rec << DYN_REC_SHIFT | flags << 16 | depth << DYN_DEPTH_SHIFT, lo, hi,
+// (rec,) payload...]. A frame with hi - lo == 1 is a single item (its index is lo); wider
+// frames are fan-out ranges.
 // The payload starts at DYN_FRAME_HEADER; word 0 is the head. The depth is a lower bound on the
 // spawn depth of the frame's units (docs/executor.md, "Why the stack fits in its reserve").
 // The recursion counter has a word of its own only where DYN_REC_WORD; otherwise it sits in
