@@ -210,15 +210,21 @@ fn dyn_stack_frame(worker: u32, position: u32) -> u32 {
     return 2u * dyn_params.dyn_workers + (worker * dyn_reserve + index) * DYN_FRAME_WORDS;
 }
 
-// The recursion counter of the arena frame at `f`.
-fn dyn_frame_rec(f: u32) -> u32 {
+// The recursion counter of the arena frame at `f` whose head is `head` (the prescan's copy:
+// a counter kept in the head costs no load).
+fn dyn_head_rec(f: u32, head: u32) -> u32 {
     if (DYN_REC_WORD) {
         return atomicLoad(&dyn_arena[f + DYN_F_REC]);
     }
-    if (DYN_REC_SHIFT < 16u) {
-        return (atomicLoad(&dyn_arena[f]) & 0xFFFFu) >> DYN_REC_SHIFT;
+    return (head & 0xFFFFu) >> DYN_REC_SHIFT;
+}
+
+// The same for a frame whose head is not in hand: loaded only where it holds a counter.
+fn dyn_frame_rec(f: u32) -> u32 {
+    if (DYN_REC_WORD || DYN_REC_SHIFT == 16u) {
+        return dyn_head_rec(f, 0u);
     }
-    return 0u;
+    return dyn_head_rec(f, atomicLoad(&dyn_arena[f]));
 }
 
 // Starts the arena frame at `f` a new count, after its head was written (a head written with a
@@ -963,7 +969,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
         let f = dyn_stack_frame(me, cmd[1]);
         // The range is the top frame: its head came with the prescan.
         let stage = dyn_wg_heads[0] & DYN_STAGE_MASK;
-        dyn_cur_rec = dyn_frame_rec(f);
+        dyn_cur_rec = dyn_head_rec(f, dyn_wg_heads[0]);
         dyn_load_unit(f);
         dyn_run_units(stage, cmd[3] + lid, cmd[3], cmd[2]);
         return;
@@ -996,7 +1002,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     if (a < atomicLoad(&dyn_wg_full) && lid + 1u == (dyn_wg_pack[a + 1u] & DYN_PACK_LANES)) {
         atomicAdd(&dyn_wg_finished, 1u);
     }
-    dyn_cur_rec = dyn_frame_rec(f);
+    dyn_cur_rec = dyn_head_rec(f, head);
     dyn_load_unit(f);
     dyn_run_units(stage, dyn_wg_los[a] + offset, 0u, 0u);
 }

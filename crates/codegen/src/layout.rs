@@ -310,10 +310,8 @@ pub struct Layout {
     /// groups of N lanes (at most `lanes / N`).
     pub units: IdVec<StageId, u32>,
     pub frame_words: u32,
-    /// Where frames keep their recursion counter.
+    /// Where frames keep their recursion counter, and so the words before a frame's payload.
     pub rec: RecCounter,
-    /// Words before a frame's payload.
-    pub frame_header: u32,
     pub carry_cap: u32,
     pub child_cap: u32,
     pub keyed_cap: u32,
@@ -349,8 +347,7 @@ impl Layout {
     /// the partitioned schedule's dispatched stages; `lanes`: the worker's.
     pub fn new(program: &Program, budget: u32, queues: u32, lanes: u32) -> Option<Layout> {
         let rec = RecCounter::of(program);
-        let frame_header = rec.header_words();
-        let frame_words = frame_header + program.max_payload_words;
+        let frame_words = rec.header_words() + program.max_payload_words;
         let keyed_sites = |s: &Stage| {
             s.sites
                 .iter()
@@ -424,7 +421,6 @@ impl Layout {
             units: program.stages.map(|_, s| units(s, batch)),
             frame_words,
             rec,
-            frame_header,
             carry_cap,
             child_cap,
             keyed_cap,
@@ -467,7 +463,7 @@ impl Layout {
         c("WG", self.lanes);
         c("BATCH", self.batch);
         c("FRAME_WORDS", self.frame_words);
-        c("FRAME_HEADER", self.frame_header);
+        c("FRAME_HEADER", self.rec.header_words());
         c("DEPTH_SHIFT", DEPTH_SHIFT);
         c("REC_SHIFT", self.rec.shift());
         c("STAGES", stages as u32);
@@ -475,7 +471,10 @@ impl Layout {
         c("CHILD_CAP", self.child_cap);
         c("KEYED_CAP", self.keyed_cap);
         c("SPLIT_SLOT", self.split_slot);
-        c("SCRATCH", (self.split_slot + 1) * self.frame_words + self.frame_header);
+        c(
+            "SCRATCH",
+            (self.split_slot + 1) * self.frame_words + self.rec.header_words(),
+        );
         c("STAGING_WORDS", self.staging_words);
         c("STACK_FRAMES", self.stack_frames);
         c("UNIT_FRAMES", self.unit_frames);
@@ -494,7 +493,7 @@ impl Layout {
         c("LINE_WORDS", LINE_WORDS);
         c("STREAM_SUB_WINDOWS", STREAM_SUB_WINDOWS);
         c("STREAM_GRANT_UNITS", STREAM_GRANT_UNITS);
-        c("PAYLOAD_WORDS", (self.frame_words - self.frame_header).max(1));
+        c("PAYLOAD_WORDS", (self.frame_words - self.rec.header_words()).max(1));
         c("QUEUES", self.queues);
         c("C_QUEUES", self.queue_control);
         c("QUEUE_WORDS", QUEUE_WORDS);

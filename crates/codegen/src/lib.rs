@@ -538,6 +538,7 @@ fn too_large(program: &Program) -> Diagnostic {
         .filter(|s| s.max_spawns > 1)
         .map(|s| s.name.as_str())
         .collect();
+    let header = layout::RecCounter::of(program).header_words();
     let mut d = Diagnostic::error(
         codes::DYN0501,
         "a work item is too large for the executor's workgroup memory",
@@ -546,8 +547,8 @@ fn too_large(program: &Program) -> Diagnostic {
             "`{}` carries a {}-word payload; with {} header words a work item is {} bytes",
             biggest.name,
             words(biggest),
-            layout::RecCounter::of(program).header_words(),
-            4 * (layout::RecCounter::of(program).header_words() + program.max_payload_words)
+            header,
+            4 * (header + program.max_payload_words)
         ),
     )
     .with_hint("make payloads smaller (pass an index into a buffer instead of the data) or spawn fewer items per unit");
