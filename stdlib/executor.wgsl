@@ -1334,13 +1334,21 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
         head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
         let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
-        var lent = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP) + min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
+        let new_frames = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP) + min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
+        var lent = new_frames;
         if (keyed + lent + untouched > 0u) {
             let budget = dyn_lend_budget(tail, head);
             // One old frame a batch: more made collatz's carries shuttle between two workers'
             // stacks through the ring on SwiftShader (docs/performance.md, "Session 14").
             old = min(min(untouched, 1u), budget);
             lent = min(lent, budget - old);
+            // A batch that would leave its worker nothing keeps its one new frame while the
+            // home shard is empty: lending it only moves a serial chain from worker to worker
+            // through the ring ("Lending on demand").
+            let stays = dyn_wg_stack.top - dyn_wg_stack.bottom + atomicLoad(&dyn_wg_n_carry);
+            if (stays == 0u && new_frames == 1u && tail == head) {
+                lent = 0u;
+            }
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + old + lent);
         atomicStore(&dyn_wg_scan_run, keyed + old + lent);

@@ -568,7 +568,13 @@ impl Sys {
         let queued = line.tail.load(R).wrapping_sub(line.head.load(R));
         let budget = LEND_TARGET.saturating_sub(queued);
         let old = (stack.len() as u32).min(1).min(budget);
-        let lent = children.min(budget - old);
+        let mut lent = children.min(budget - old);
+        // A batch that would leave its worker nothing keeps its one child while the home shard
+        // is empty.
+        if stack.is_empty() && carries == 0 && children == 1 && queued == 0 {
+            Coverage::hit(&self.cov.kept_alone);
+            lent = 0;
+        }
         if lent < children {
             Coverage::hit(&self.cov.kept_by_choice);
         }
@@ -634,6 +640,7 @@ struct Coverage {
     executions: AtomicUsize,
     fallbacks: AtomicUsize,
     kept_by_choice: AtomicUsize,
+    kept_alone: AtomicUsize,
     old_lent: AtomicUsize,
     hints_dropped: AtomicUsize,
     hints_skipped: AtomicUsize,
@@ -651,6 +658,7 @@ impl Coverage {
             executions: AtomicUsize::new(0),
             fallbacks: AtomicUsize::new(0),
             kept_by_choice: AtomicUsize::new(0),
+            kept_alone: AtomicUsize::new(0),
             old_lent: AtomicUsize::new(0),
             hints_dropped: AtomicUsize::new(0),
             hints_skipped: AtomicUsize::new(0),
@@ -673,12 +681,13 @@ impl Coverage {
 
     fn report(&self, name: &str) {
         println!(
-            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, old lent {}, hint dropped {}, \
+            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, kept alone {}, old lent {}, hint dropped {}, \
              hint skipped {}, sweep {}, ring claim {}, slot reused {}, ticket wrapped {}, \
              claimed from another shard {}, reserve raced {}",
             Self::get(&self.executions),
             Self::get(&self.fallbacks),
             Self::get(&self.kept_by_choice),
+            Self::get(&self.kept_alone),
             Self::get(&self.old_lent),
             Self::get(&self.hints_dropped),
             Self::get(&self.hints_skipped),
@@ -1094,6 +1103,8 @@ fn termination_with_the_entry_in_pieces() {
     termination_model(Variant::Correct, PREEMPTIONS, &COV, Start::Pieces);
     COV.report("termination_with_the_entry_in_pieces");
     assert!(Coverage::get(&COV.ring_taken) > 0);
+    // Unit 1's lone child 4 stays with its spawner while the home shard is empty.
+    assert!(Coverage::get(&COV.kept_alone) > 0);
 }
 
 /// A frame lent from the bottom of the stack must leave it: kept as well, it runs twice.
