@@ -1318,6 +1318,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     // reservation), and the old frames offered.
     var head = 0u;
     var old = 0u;
+    // 1 where a lone keyed hint stays on this worker's stack instead of going to the ring.
+    var home_hint = 0u;
     if (lid == 0u) {
         if (cmd[0] == DYN_CMD_RANGE) {
             dyn_range_taken(me, cmd);
@@ -1333,7 +1335,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         // Both words in one round trip (they share a line), before anything waits for either.
         let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
         head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
-        let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
+        var keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
         let new_frames = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP) + min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
         var lent = new_frames;
         if (keyed + lent + untouched > 0u) {
@@ -1349,6 +1351,12 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             if (stays == 0u && new_frames == 1u && tail == head) {
                 lent = 0u;
             }
+            // So does its one keyed hint, where it made nothing else: its mark is cleared a
+            // step later, by this worker, with no trip through the ring.
+            if (stays == 0u && new_frames == 0u && keyed == 1u && tail == head) {
+                home_hint = 1u;
+                keyed = 0u;
+            }
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + old + lent);
         atomicStore(&dyn_wg_scan_run, keyed + old + lent);
@@ -1360,7 +1368,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let defers = min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
-        let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP);
+        let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP) - home_hint;
         let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack. Then the old frames, the deferred units, the children.
@@ -1375,12 +1383,18 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         var stacked = carries;
         // The live frames with the new ones, the lent old frames still among them (they are
         // read while the new ones are written, so the two must not share a frame).
-        let height = base - bottom + carries + kept_defers + kept;
+        let height = base - bottom + carries + kept_defers + kept + home_hint;
         if (height > dyn_reserve) {
             dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, height, dyn_reserve);
             stacked = 0u;
             kept = 0u;
             kept_defers = 0u;
+            home_hint = 0u;
+        }
+        // The hint is the stack's only frame (nothing else stays): lane 0 writes it at `base`,
+        // where no other lane writes.
+        for (var w = 0u; w < DYN_FRAME_WORDS * home_hint; w++) {
+            atomicStore(&dyn_arena[dyn_stack_frame(me, base) + w], dyn_wg_staging[(DYN_CARRY_CAP + DYN_CHILD_CAP) * DYN_FRAME_WORDS + w]);
         }
         dyn_wg_post = array<u32, 10>(stacked, to_ring, kept, ring.first, base, ring.shard, old_to_ring, bottom, defers, kept_defers);
         // One change of `pending` per batch, by the net amount: what this batch made minus the
@@ -1396,7 +1410,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         // Fallbacks: children and deferred units the ring should have taken but had no room for.
         dyn_wg_stats[DYN_S_FALLBACKS] += offered - keyed - old - defers_to_ring - children_to_ring;
         dyn_wg_stats[DYN_S_OLD_LENT] += old_to_ring;
-        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept_defers + kept);
+        dyn_wg_stats[DYN_S_STACK_HIGH_WATER] = max(dyn_wg_stats[DYN_S_STACK_HIGH_WATER], base - bottom + stacked + kept_defers + kept + home_hint);
     }
     let post = workgroupUniformLoad(&dyn_wg_post);
     let carries = post[0];
@@ -1465,7 +1479,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         // move every worker's positions round its buffer (so the wrap is taken often).
         let low = bottom + old_to_ring;
         let wrap = select(0u, dyn_reserve, low >= dyn_reserve);
-        dyn_wg_stack = DynStack(base + shallow + kept - wrap, low - wrap);
+        dyn_wg_stack = DynStack(base + shallow + kept + home_hint - wrap, low - wrap);
     }
 }
 

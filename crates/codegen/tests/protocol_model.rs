@@ -560,7 +560,7 @@ impl Sys {
     fn publish(&self, home: u32, stack: &mut Vec<Frame>, out: Out, finished: u32) {
         let carries = out.carries.len() as u32;
         let children = out.children.len() as u32;
-        let keyed = out.hints.len() as u32;
+        let mut keyed = out.hints.len() as u32;
         // `dyn_lend_budget`: old frames and children go to the ring only while the home shard
         // holds fewer than the lending target (two relaxed reads: an estimate; any count the
         // reserve grants is correct).
@@ -574,6 +574,12 @@ impl Sys {
         if stack.is_empty() && carries == 0 && children == 1 && queued == 0 {
             Coverage::hit(&self.cov.kept_alone);
             lent = 0;
+        }
+        // So does its one keyed hint where it made nothing else.
+        let home_hint = stack.is_empty() && carries == 0 && children == 0 && keyed == 1 && queued == 0;
+        if home_hint {
+            Coverage::hit(&self.cov.hint_kept_home);
+            keyed = 0;
         }
         if lent < children {
             Coverage::hit(&self.cov.kept_by_choice);
@@ -628,6 +634,9 @@ impl Sys {
         // Onto the stack: the carries, then the first `kept` children (deeper work on top).
         stack.extend_from_slice(&out.carries);
         stack.extend_from_slice(&out.children[..kept as usize]);
+        if home_hint {
+            stack.push(out.hints[0]);
+        }
         assert_eq!(ring.len() as u32, to_ring);
         self.publish_frames(shard, ticket, &ring);
     }
@@ -641,6 +650,7 @@ struct Coverage {
     fallbacks: AtomicUsize,
     kept_by_choice: AtomicUsize,
     kept_alone: AtomicUsize,
+    hint_kept_home: AtomicUsize,
     old_lent: AtomicUsize,
     hints_dropped: AtomicUsize,
     hints_skipped: AtomicUsize,
@@ -659,6 +669,7 @@ impl Coverage {
             fallbacks: AtomicUsize::new(0),
             kept_by_choice: AtomicUsize::new(0),
             kept_alone: AtomicUsize::new(0),
+            hint_kept_home: AtomicUsize::new(0),
             old_lent: AtomicUsize::new(0),
             hints_dropped: AtomicUsize::new(0),
             hints_skipped: AtomicUsize::new(0),
@@ -681,13 +692,14 @@ impl Coverage {
 
     fn report(&self, name: &str) {
         println!(
-            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, kept alone {}, old lent {}, hint dropped {}, \
+            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, kept alone {}, hint kept home {}, old lent {}, hint dropped {}, \
              hint skipped {}, sweep {}, ring claim {}, slot reused {}, ticket wrapped {}, \
              claimed from another shard {}, reserve raced {}",
             Self::get(&self.executions),
             Self::get(&self.fallbacks),
             Self::get(&self.kept_by_choice),
             Self::get(&self.kept_alone),
+            Self::get(&self.hint_kept_home),
             Self::get(&self.old_lent),
             Self::get(&self.hints_dropped),
             Self::get(&self.hints_skipped),
@@ -1239,10 +1251,11 @@ fn keyed_marks() {
     static COV: Coverage = Coverage::new();
     keyed_model(Variant::Correct, PREEMPTIONS, &COV);
     COV.report("keyed_marks");
-    // The scenario reaches dropped hints, the sweep and skipped hints.
+    // The scenario reaches dropped hints, the sweep, skipped hints and a hint kept at home.
     assert!(Coverage::get(&COV.hints_dropped) > 0);
     assert!(Coverage::get(&COV.swept) > 0);
     assert!(Coverage::get(&COV.hints_skipped) > 0);
+    assert!(Coverage::get(&COV.hint_kept_home) > 0);
 }
 
 #[test]
