@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, here, what the next device calls carry:
 #   bench/h200/carry-vulkan/dyngc-bench  HEAD
-#   bench/h200/s32/lendall/dyngc-bench   HEAD without session 32's lone frame kept at home
+#   bench/h200/s32/lendall/dyngc-bench   HEAD without session 32's lone frame and hint kept at home
 #                                        (bench/h200/s32/lend-all.patch)
 #   bench/h200/s31/rec/dyngc-bench       HEAD with the recursion counter word in every frame
 #                                        (bench/h200/s31/rec-word.patch)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call (carrying bench/h200/carry-vulkan, bench/h200/s32/lendall and bench/h200/s31/rec,
 # built here by bench/h200/s32/build.sh), one round each, under the device's 10 minutes:
-#   TAG-lone: HEAD against HEAD lending a lone frame as before session 32 (bfs on a path,
+#   TAG-lone: HEAD against HEAD lending a lone frame or hint as before session 32 (bfs on a path,
 #     a star, kron14/18, tree 1e7, collatz 1e6 at the largest arena; the path at every step);
 #   TAG-arena: issue 12's arena goal (expand's peak over 64, 16 and 4), HEAD against HEAD with
 #     the recursion counter word in every frame (session 31's smaller frames).
