@@ -1344,18 +1344,17 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             // stacks through the ring on SwiftShader (docs/performance.md, "Session 14").
             old = min(min(untouched, 1u), budget);
             lent = min(lent, budget - old);
-            // A batch that would leave its worker nothing keeps its one new frame while the
-            // home shard is empty: lending it only moves a serial chain from worker to worker
-            // through the ring ("Lending on demand").
+            // A batch that would leave its worker nothing, while the home shard is empty,
+            // keeps its one new frame, or else its one keyed hint: lending it only moves a
+            // serial chain from worker to worker through the ring ("Lending on demand").
             let stays = dyn_wg_stack.top - dyn_wg_stack.bottom + atomicLoad(&dyn_wg_n_carry);
-            if (stays == 0u && new_frames == 1u && tail == head) {
-                lent = 0u;
-            }
-            // So does its one keyed hint, where it made nothing else: its mark is cleared a
-            // step later, by this worker, with no trip through the ring.
-            if (stays == 0u && new_frames == 0u && keyed == 1u && tail == head) {
-                home_hint = 1u;
-                keyed = 0u;
+            if (stays == 0u && tail == head) {
+                if (new_frames == 1u) {
+                    lent = 0u;
+                } else if (new_frames == 0u && keyed == 1u) {
+                    home_hint = 1u;
+                    keyed = 0u;
+                }
             }
         }
         dyn_wg_scan = array<u32, 3>(dyn_home, tail, keyed + old + lent);
