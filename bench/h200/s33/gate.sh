@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call (carrying bench/h200/carry-vulkan and bench/h200/s33/head, built here by
 # bench/h200/s33/build.sh): HEAD, whose idle workers sweep keyed marks only once a hint was
-# dropped, against HEAD~1, whose idle workers always sweep; two rounds, alternated:
+# dropped, against HEAD without the gate (93fb425), whose idle workers always sweep; two rounds, alternated:
 #   TAG-path: bfs on a path at every arena step (the chain stayed on one worker only at the
 #     minimum arena: the sweeps of idle workers took its keyed hint);
 #   TAG-bfs: kron14, kron18 and star1e6 at expand's peak over 64, 16 and 4 and at expand's peak.
