@@ -99,6 +99,8 @@ var<workgroup> dyn_wg_idle: u32;
 // `pending` as this worker last read it while idle: a change means others make progress.
 var<workgroup> dyn_wg_seen_pending: u32;
 var<workgroup> dyn_wg_seen_progress: u32;
+// Whether this worker has set `marks_left` in this launch (it sets it once).
+var<workgroup> dyn_wg_marks_left: bool;
 var<workgroup> dyn_wg_exhausted: u32;
 var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
 // Ring ticket + 1 of the split of the running range published this batch (0 = none), and its
@@ -508,6 +510,7 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         dyn_wg_idle = 0u;
         dyn_wg_seen_pending = 0u;
         dyn_wg_seen_progress = 0u;
+        dyn_wg_marks_left = false;
         dyn_wg_stats = array<u32, DYN_S_COUNT>();
         atomicStore(&dyn_wg_lane_units, 0u);
         if (me == 0u) {
@@ -1367,7 +1370,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let carries = min(atomicLoad(&dyn_wg_n_carry), DYN_CARRY_CAP);
         let defers = min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
         let children = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP);
-        let keyed = min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP) - home_hint;
+        let new_marks = atomicLoad(&dyn_wg_n_keyed);
+        let keyed = min(new_marks, DYN_KEYED_CAP) - home_hint;
         let offered = dyn_wg_scan[2];
         // Keyed hints first: a mark without a ring entry only waits for a sweep, while a child
         // without one costs stack. Then the old frames, the deferred units, the children.
@@ -1389,6 +1393,12 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             kept = 0u;
             kept_defers = 0u;
             home_hint = 0u;
+        }
+        // A new mark with no hint in the ring or on this stack (its hint found no room) waits
+        // for a sweep: say so, once a launch; idle workers sweep only once it is said.
+        if (new_marks > keyed_to_ring + home_hint && !dyn_wg_marks_left) {
+            dyn_wg_marks_left = true;
+            atomicStore(&dyn_control[DYN_C_MARKS_LEFT], 1u);
         }
         // The hint is the stack's only frame (nothing else stays): lane 0 writes it at `base`,
         // where no other lane writes.
@@ -1483,10 +1493,13 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
 }
 
 // Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
-// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared.
+// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared. Only once
+// `marks_left` says such a mark was left: until then every set mark has its hint in the ring
+// or on a stack, and sweeping would only race its owner for it (a serial chain of keyed units
+// moved from worker to worker that way).
 fn dyn_sweep(me: u32) -> u32 {
     let words = dyn_keyed_words();
-    if (words == 0u) {
+    if (words == 0u || atomicLoad(&dyn_control[DYN_C_MARKS_LEFT]) == 0u) {
         return 0u;
     }
     var taken = 0u;

@@ -187,6 +187,7 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("IDLE_STEPS", 20),
     ("BUSY_WORKERS", 21),
     ("OLD_LENT", 22),
+    ("MARKS_LEFT", 23),
     ("PENDING", LINE_WORDS),
     ("PROGRESS", LINE_WORDS + 1),
     ("SHARDS", 2 * LINE_WORDS),

@@ -155,6 +155,9 @@ enum Variant {
     ClaimMovesHomeHead,
     /// Publish lends the oldest frames of the stack to the ring but leaves them on the stack.
     OldFramesStayOnStack,
+    /// Publish drops a hint the ring has no room for without setting `marks_left`, so no
+    /// idle worker sweeps its mark.
+    DroppedHintUnsaid,
 }
 
 /// One ring shard's control line: its `head` and `tail`.
@@ -175,6 +178,9 @@ struct Sys {
     /// Rounds of the graph-level loop completed.
     rounds: AtomicU32,
     sweep_cursor: AtomicU32,
+    /// `marks_left`: set once a new mark was left with no hint in the ring or on a stack; the
+    /// sweep runs only once it is set.
+    marks_left: AtomicU32,
     states: Vec<AtomicU32>,
     frames: Vec<AtomicU32>,
     /// One mark word: bit k is key k of the (one) keyed stage.
@@ -246,6 +252,7 @@ impl Sys {
             done: AtomicU32::new(0),
             rounds: AtomicU32::new(0),
             sweep_cursor: AtomicU32::new(0),
+            marks_left: AtomicU32::new(0),
             states: (0..slots).map(|_| AtomicU32::new(start)).collect(),
             frames: atomics(slots * FRAME_WORDS),
             marks: AtomicU32::new(0),
@@ -512,7 +519,7 @@ impl Sys {
     /// `dyn_sweep`: take set marks as `OWNED` frames onto the (empty) stack.
     fn sweep(&self, prog: &dyn Program, stage: u32, stack: &mut Vec<Frame>) -> u32 {
         let words = prog.keyed_words();
-        if words == 0 {
+        if words == 0 || self.marks_left.load(R) == 0 {
             return 0;
         }
         let mut taken = 0;
@@ -596,6 +603,9 @@ impl Sys {
         }
         if keyed_to_ring < keyed {
             Coverage::hit(&self.cov.hints_dropped);
+            if self.variant != Variant::DroppedHintUnsaid {
+                self.marks_left.store(1, R);
+            }
         }
         // (An add or subtract of 0 is skipped: it changes nothing and would only add
         // interleavings for loom to explore.)
@@ -1213,10 +1223,14 @@ impl Program for Keyed {
     }
 }
 
-fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
+/// `marks_left` is the flag's value at the start: 1 as after a hint dropped earlier in the run,
+/// so that idle workers sweep from the first step (a sweep racing a spawn needs that, within one
+/// preemption).
+fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage, marks_left: u32) {
     builder(preemptions).check(move || {
         Coverage::hit(&cov.executions);
         let sys = Arc::new(Sys::new(variant, cov, 0));
+        sys.marks_left.store(marks_left, R);
         // Each worker starts with one spawner frame on its stack (counted in `pending`).
         sys.pending.store(2, R);
         let prog = std::sync::Arc::new(Keyed {
@@ -1249,7 +1263,8 @@ fn keyed_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
 #[test]
 fn keyed_marks() {
     static COV: Coverage = Coverage::new();
-    keyed_model(Variant::Correct, PREEMPTIONS, &COV);
+    keyed_model(Variant::Correct, PREEMPTIONS, &COV, 0);
+    keyed_model(Variant::Correct, PREEMPTIONS, &COV, 1);
     COV.report("keyed_marks");
     // The scenario reaches dropped hints, the sweep, skipped hints and a hint kept at home.
     assert!(Coverage::get(&COV.hints_dropped) > 0);
@@ -1258,10 +1273,19 @@ fn keyed_marks() {
     assert!(Coverage::get(&COV.hint_kept_home) > 0);
 }
 
+/// A dropped hint's mark is found only by a sweep: without `marks_left` set, none runs, and the
+/// host's relaunches never see `done`.
+#[test]
+fn keyed_detects_dropped_hint_unsaid() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| keyed_model(Variant::DroppedHintUnsaid, PREEMPTIONS, &COV, 0)));
+    COV.report("keyed_detects_dropped_hint_unsaid");
+}
+
 #[test]
 fn keyed_detects_hint_ignoring_mark() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| keyed_model(Variant::HintIgnoresMark, PREEMPTIONS, &COV)));
+    assert!(fails(|| keyed_model(Variant::HintIgnoresMark, PREEMPTIONS, &COV, 0)));
     COV.report("keyed_detects_hint_ignoring_mark");
 }
 
@@ -1271,7 +1295,7 @@ fn keyed_detects_hint_ignoring_mark() {
 #[test]
 fn keyed_detects_count_after_mark() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| keyed_model(Variant::CountAfterMark, PREEMPTIONS, &COV)));
+    assert!(fails(|| keyed_model(Variant::CountAfterMark, PREEMPTIONS, &COV, 1)));
     COV.report("keyed_detects_count_after_mark");
 }
 
