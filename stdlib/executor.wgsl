@@ -766,13 +766,15 @@ fn dyn_plan(me: u32) {
             dyn_wg_cmd = array<u32, 4>(DYN_CMD_CLAIM, claimed.first, claimed.count, claimed.shard);
             return;
         }
-        let swept = dyn_sweep(me);
+        // Read before the sweep: 0 means no work exists (set marks count in it), and nothing
+        // could make any.
+        let pending = atomicLoad(&dyn_control[DYN_C_PENDING]);
+        let swept = dyn_sweep(me, pending);
         if (swept > 0u) {
             dyn_wg_idle = 0u;
             dyn_wg_stack.top += swept;
             return;
         }
-        let pending = atomicLoad(&dyn_control[DYN_C_PENDING]);
         if (pending == 0u) {
             if (!DYN_LOOP) {
                 dyn_finish();
@@ -1400,8 +1402,22 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             dyn_wg_marks_left = true;
             atomicStore(&dyn_control[DYN_C_MARKS_LEFT], 1u);
         }
-        // The hint is the stack's only frame (nothing else stays): lane 0 writes it at `base`,
-        // where no other lane writes.
+        // The hint is the stack's only frame (nothing else stays). Lane 0 clears its mark now
+        // and keeps it as an owned frame, as a sweep would: left set, an idle worker's sweep
+        // took it first and the chain moved to that worker. A mark already clear was swept
+        // meanwhile: its sweeper runs the key, and nothing stays.
+        if (home_hint == 1u) {
+            let hint = (DYN_CARRY_CAP + DYN_CHILD_CAP) * DYN_FRAME_WORDS;
+            let stage = dyn_wg_staging[hint] & DYN_STAGE_MASK;
+            let key = dyn_wg_staging[hint + DYN_FRAME_HEADER];
+            let bit = 1u << (key % 32u);
+            if ((atomicAnd(&dyn_marks[dyn_mark_word(stage, key)], ~bit) & bit) == 0u) {
+                home_hint = 0u;
+            } else {
+                dyn_wg_staging[hint] |= DYN_FLAG_OWNED << 16u;
+            }
+        }
+        // Lane 0 writes it at `base`, where no other lane writes.
         for (var w = 0u; w < DYN_FRAME_WORDS * home_hint; w++) {
             atomicStore(&dyn_arena[dyn_stack_frame(me, base) + w], dyn_wg_staging[(DYN_CARRY_CAP + DYN_CHILD_CAP) * DYN_FRAME_WORDS + w]);
         }
@@ -1494,12 +1510,17 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
 
 // Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
 // full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared. Only once
-// `marks_left` says such a mark was left: until then every set mark has its hint in the ring
-// or on a stack, and sweeping would only race its owner for it (a serial chain of keyed units
-// moved from worker to worker that way).
-fn dyn_sweep(me: u32) -> u32 {
+// `marks_left` says such a mark was left, or while more work is pending than there are
+// workers: else every set mark has its hint in the ring or on a stack, and a sweep would take
+// it from a worker that is about to run it (a serial chain of keyed units, bfs on a path,
+// moved from worker to worker that way), while with that much work pending it takes keys
+// from workers that hold more than they can run at once.
+fn dyn_sweep(me: u32, pending: u32) -> u32 {
     let words = dyn_keyed_words();
-    if (words == 0u || atomicLoad(&dyn_control[DYN_C_MARKS_LEFT]) == 0u) {
+    if (words == 0u || pending == 0u) {
+        return 0u;
+    }
+    if (pending <= dyn_params.dyn_workers && atomicLoad(&dyn_control[DYN_C_MARKS_LEFT]) == 0u) {
         return 0u;
     }
     var taken = 0u;

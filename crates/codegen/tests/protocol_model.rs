@@ -101,6 +101,8 @@ const IDLE_LIMIT: u32 = 1;
 /// its children stay on their spawner's stack. One, so that scenarios reach both lending and
 /// keeping.
 const LEND_TARGET: u32 = 1;
+/// `dyn_params.dyn_workers`: every model runs two workgroups.
+const WORKERS: u32 = 2;
 /// `DYN_SWEEP_WORDS`.
 const SWEEP_WORDS: u32 = 1;
 /// Preemption bound of every model (`LOOM_MAX_PREEMPTIONS` overrides it).
@@ -158,6 +160,8 @@ enum Variant {
     /// Publish drops a hint the ring has no room for without setting `marks_left`, so no
     /// idle worker sweeps its mark.
     DroppedHintUnsaid,
+    /// Publish keeps a lone hint at home as an owned frame without clearing its mark.
+    HomeHintOwnedUncleared,
 }
 
 /// One ring shard's control line: its `head` and `tail`.
@@ -517,9 +521,13 @@ impl Sys {
     }
 
     /// `dyn_sweep`: take set marks as `OWNED` frames onto the (empty) stack.
-    fn sweep(&self, prog: &dyn Program, stage: u32, stack: &mut Vec<Frame>) -> u32 {
+    /// Only once `marks_left` is set or while more than [`WORKERS`] units are pending.
+    fn sweep(&self, prog: &dyn Program, stage: u32, stack: &mut Vec<Frame>, pending: u32) -> u32 {
         let words = prog.keyed_words();
-        if words == 0 || self.marks_left.load(R) == 0 {
+        if words == 0 || pending == 0 {
+            return 0;
+        }
+        if pending <= WORKERS && self.marks_left.load(R) == 0 {
             return 0;
         }
         let mut taken = 0;
@@ -564,7 +572,7 @@ impl Sys {
     /// `dyn_publish`: hints, then the oldest frames of the stack (those the batch left, at its
     /// bottom), then children into the ring as far as it has room, carries and the other
     /// children onto the stack, `pending` accounting, then the ring publication.
-    fn publish(&self, home: u32, stack: &mut Vec<Frame>, out: Out, finished: u32) {
+    fn publish(&self, prog: &dyn Program, home: u32, stack: &mut Vec<Frame>, out: Out, finished: u32) {
         let carries = out.carries.len() as u32;
         let children = out.children.len() as u32;
         let mut keyed = out.hints.len() as u32;
@@ -644,8 +652,19 @@ impl Sys {
         // Onto the stack: the carries, then the first `kept` children (deeper work on top).
         stack.extend_from_slice(&out.carries);
         stack.extend_from_slice(&out.children[..kept as usize]);
+        // The hint kept at home becomes an owned frame once its mark is cleared here; a mark
+        // already clear was swept meanwhile, and nothing stays.
         if home_hint {
-            stack.push(out.hints[0]);
+            let [stage, key] = out.hints[0];
+            let bit = 1 << key;
+            if self.variant == Variant::HomeHintOwnedUncleared {
+                stack.push([stage | FLAG_OWNED, key]);
+            } else if self.marks.fetch_and(!bit, R) & bit != 0 {
+                prog.cleared(key);
+                stack.push([stage | FLAG_OWNED, key]);
+            } else {
+                Coverage::hit(&self.cov.home_hint_swept);
+            }
         }
         assert_eq!(ring.len() as u32, to_ring);
         self.publish_frames(shard, ticket, &ring);
@@ -661,6 +680,7 @@ struct Coverage {
     kept_by_choice: AtomicUsize,
     kept_alone: AtomicUsize,
     hint_kept_home: AtomicUsize,
+    home_hint_swept: AtomicUsize,
     old_lent: AtomicUsize,
     hints_dropped: AtomicUsize,
     hints_skipped: AtomicUsize,
@@ -680,6 +700,7 @@ impl Coverage {
             kept_by_choice: AtomicUsize::new(0),
             kept_alone: AtomicUsize::new(0),
             hint_kept_home: AtomicUsize::new(0),
+            home_hint_swept: AtomicUsize::new(0),
             old_lent: AtomicUsize::new(0),
             hints_dropped: AtomicUsize::new(0),
             hints_skipped: AtomicUsize::new(0),
@@ -702,7 +723,7 @@ impl Coverage {
 
     fn report(&self, name: &str) {
         println!(
-            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, kept alone {}, hint kept home {}, old lent {}, hint dropped {}, \
+            "{name}: {} executions; paths reached: fallback {}, kept by choice {}, kept alone {}, hint kept home {} (swept first {}), old lent {}, hint dropped {}, \
              hint skipped {}, sweep {}, ring claim {}, slot reused {}, ticket wrapped {}, \
              claimed from another shard {}, reserve raced {}",
             Self::get(&self.executions),
@@ -710,6 +731,7 @@ impl Coverage {
             Self::get(&self.kept_by_choice),
             Self::get(&self.kept_alone),
             Self::get(&self.hint_kept_home),
+            Self::get(&self.home_hint_swept),
             Self::get(&self.old_lent),
             Self::get(&self.hints_dropped),
             Self::get(&self.hints_skipped),
@@ -744,13 +766,13 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, me: u32, stack: &mut 
                 stack.extend(sys.take_claimed(shard, ticket, claimed));
                 continue;
             }
-            let swept = sys.sweep(prog, keyed_stage, stack);
+            let pending = sys.pending.load(R);
+            let swept = sys.sweep(prog, keyed_stage, stack, pending);
             if swept > 0 {
                 idle = 0;
                 Coverage::hit(&sys.cov.swept);
                 continue;
             }
-            let pending = sys.pending.load(R);
             if pending == 0 {
                 if !prog.is_loop() {
                     prog.done();
@@ -792,7 +814,7 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, me: u32, stack: &mut 
             }
         }
         storage_barrier();
-        sys.publish(home, stack, out, finished);
+        sys.publish(prog, home, stack, out, finished);
     }
 }
 
@@ -1266,11 +1288,22 @@ fn keyed_marks() {
     keyed_model(Variant::Correct, PREEMPTIONS, &COV, 0);
     keyed_model(Variant::Correct, PREEMPTIONS, &COV, 1);
     COV.report("keyed_marks");
-    // The scenario reaches dropped hints, the sweep, skipped hints and a hint kept at home.
+    // The scenario reaches dropped hints, the sweep, skipped hints and a hint kept at home,
+    // once with its mark swept before its worker cleared it.
     assert!(Coverage::get(&COV.hints_dropped) > 0);
     assert!(Coverage::get(&COV.swept) > 0);
     assert!(Coverage::get(&COV.hints_skipped) > 0);
     assert!(Coverage::get(&COV.hint_kept_home) > 0);
+    assert!(Coverage::get(&COV.home_hint_swept) > 0);
+}
+
+/// A lone hint kept at home as an owned frame with its mark still set: a sweeper can take the
+/// mark too, and the key runs twice for one pending period.
+#[test]
+fn keyed_detects_home_hint_owned_uncleared() {
+    static COV: Coverage = Coverage::new();
+    assert!(fails(|| keyed_model(Variant::HomeHintOwnedUncleared, PREEMPTIONS, &COV, 1)));
+    COV.report("keyed_detects_home_hint_owned_uncleared");
 }
 
 /// A dropped hint's mark is found only by a sweep: without `marks_left` set, none runs, and the
