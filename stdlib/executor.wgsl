@@ -769,7 +769,7 @@ fn dyn_plan(me: u32) {
         // Read before the sweep: 0 means no work exists (set marks count in it), and nothing
         // could make any.
         let pending = atomicLoad(&dyn_control[DYN_C_PENDING]);
-        let swept = dyn_sweep(me, pending);
+        let swept = dyn_sweep(me, pending, dyn_wg_scan[2] != 0u);
         if (swept > 0u) {
             dyn_wg_idle = 0u;
             dyn_wg_stack.top += swept;
@@ -1509,18 +1509,18 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
 }
 
 // Lane 0 only. Looks for keyed marks that no ring entry carries (their spawn found the ring
-// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared. Only once
-// `marks_left` says such a mark was left, or while more work is pending than there are
-// workers: else every set mark has its hint in the ring or on a stack, and a sweep would take
-// it from a worker that is about to run it (a serial chain of keyed units, bfs on a path,
-// moved from worker to worker that way), while with that much work pending it takes keys
-// from workers that hold more than they can run at once.
-fn dyn_sweep(me: u32, pending: u32) -> u32 {
+// full) and takes up to DYN_BATCH of them onto this worker's stack, marks cleared. It sweeps
+// once `marks_left` says such a mark was left; before that every set mark has its hint in the
+// ring or on a stack, and a sweep only takes keys early from whoever holds their hints: worth
+// it while work is plentiful (the prescan saw queued frames this worker did not get, or more
+// work is pending than there are workers), not when it takes the one key a worker is about to
+// run (a serial chain of keyed units, bfs on a path, moved from worker to worker that way).
+fn dyn_sweep(me: u32, pending: u32, queued_seen: bool) -> u32 {
     let words = dyn_keyed_words();
     if (words == 0u || pending == 0u) {
         return 0u;
     }
-    if (pending <= dyn_params.dyn_workers && atomicLoad(&dyn_control[DYN_C_MARKS_LEFT]) == 0u) {
+    if (!queued_seen && pending <= dyn_params.dyn_workers && atomicLoad(&dyn_control[DYN_C_MARKS_LEFT]) == 0u) {
         return 0u;
     }
     var taken = 0u;

@@ -164,6 +164,35 @@ enum Variant {
     HomeHintOwnedUncleared,
 }
 
+/// What [`Sys::ring_claim`] got: `count` frames from `ticket` of `shard`, and whether it saw
+/// queued frames at all (`dyn_wg_scan[2] != 0`: the sweep's gate).
+struct Claim {
+    count: u32,
+    ticket: u32,
+    shard: u32,
+    queued_seen: bool,
+}
+
+impl Claim {
+    /// Every shard looked empty.
+    const NONE_SEEN: Claim = Claim {
+        count: 0,
+        ticket: 0,
+        shard: 0,
+        queued_seen: false,
+    };
+
+    /// Frames were queued in `shard`, but none was claimed (not yet published, or the races lost).
+    fn lost(shard: u32) -> Claim {
+        Claim {
+            count: 0,
+            ticket: 0,
+            shard,
+            queued_seen: true,
+        }
+    }
+}
+
 /// One ring shard's control line: its `head` and `tail`.
 struct Shard {
     head: AtomicU32,
@@ -376,14 +405,14 @@ impl Sys {
     /// `head != tail`, else the other (one of the choices of the WGSL's random draw among the
     /// shards with frames: which shard is claimed from does not matter to the protocol), then
     /// up to half of its queued frames (at most `BATCH`, at least
-    /// one) that are published. `(count, first ticket, shard)`.
-    fn ring_claim(&self, home: u32) -> (u32, u32, u32) {
+    /// one) that are published.
+    fn ring_claim(&self, home: u32) -> Claim {
         let Some(shard) = (0..SHARDS).map(|j| shard_after(home, j)).find(|&s| {
             let s = &self.shards[s as usize];
             let head = s.head.load(R);
             s.tail.load(R) != head
         }) else {
-            return (0, 0, home);
+            return Claim::NONE_SEEN;
         };
         if shard != home {
             Coverage::hit(&self.cov.claimed_elsewhere);
@@ -401,17 +430,24 @@ impl Sys {
         for _ in 0..ATTEMPTS {
             let k = self.ring_run(shard, h, n, 1);
             if k == 0 {
-                return (0, 0, shard);
+                return Claim::lost(shard);
             }
             match self.shards[moved as usize]
                 .head
                 .compare_exchange(h, h.wrapping_add(k), R, R)
             {
-                Ok(_) => return (k, h, shard),
+                Ok(_) => {
+                    return Claim {
+                        count: k,
+                        ticket: h,
+                        shard,
+                        queued_seen: true,
+                    }
+                }
                 Err(old) => h = old,
             }
         }
-        (0, 0, shard)
+        Claim::lost(shard)
     }
 
     /// `dyn_take_claimed`: copy the claimed frames out, then free their slots.
@@ -521,13 +557,14 @@ impl Sys {
     }
 
     /// `dyn_sweep`: take set marks as `OWNED` frames onto the (empty) stack.
-    /// Only once `marks_left` is set or while more than [`WORKERS`] units are pending.
-    fn sweep(&self, prog: &dyn Program, stage: u32, stack: &mut Vec<Frame>, pending: u32) -> u32 {
+    /// Only once `marks_left` is set, when the claim saw queued frames, or while more than
+    /// [`WORKERS`] units are pending.
+    fn sweep(&self, prog: &dyn Program, stage: u32, stack: &mut Vec<Frame>, pending: u32, queued_seen: bool) -> u32 {
         let words = prog.keyed_words();
         if words == 0 || pending == 0 {
             return 0;
         }
-        if pending <= WORKERS && self.marks_left.load(R) == 0 {
+        if !queued_seen && pending <= WORKERS && self.marks_left.load(R) == 0 {
             return 0;
         }
         let mut taken = 0;
@@ -759,15 +796,15 @@ fn launch(sys: &Sys, prog: &dyn Program, keyed_stage: u32, me: u32, stack: &mut 
         }
         fuel -= 1;
         if stack.is_empty() {
-            let (claimed, ticket, shard) = sys.ring_claim(home);
-            if claimed > 0 {
+            let claim = sys.ring_claim(home);
+            if claim.count > 0 {
                 idle = 0;
                 Coverage::hit(&sys.cov.ring_taken);
-                stack.extend(sys.take_claimed(shard, ticket, claimed));
+                stack.extend(sys.take_claimed(claim.shard, claim.ticket, claim.count));
                 continue;
             }
             let pending = sys.pending.load(R);
-            let swept = sys.sweep(prog, keyed_stage, stack, pending);
+            let swept = sys.sweep(prog, keyed_stage, stack, pending, claim.queued_seen);
             if swept > 0 {
                 idle = 0;
                 Coverage::hit(&sys.cov.swept);
@@ -911,11 +948,11 @@ fn ring_model(variant: Variant, preemptions: usize, cov: &'static Coverage) {
             fallback: 0,
         }));
         let take = |sys: &Sys, home: u32, ghost: &Mutex<RingGhost>| -> bool {
-            let (k, h, shard) = sys.ring_claim(home);
-            if k == 0 {
+            let claim = sys.ring_claim(home);
+            if claim.count == 0 {
                 return false;
             }
-            for [id, check] in sys.take_claimed(shard, h, k) {
+            for [id, check] in sys.take_claimed(claim.shard, claim.ticket, claim.count) {
                 assert!((1..=RING_ITEMS).contains(&id), "torn frame: id {id}");
                 assert_eq!(check, check_word(id), "torn frame: item {id}");
                 let mut g = ghost.lock().unwrap();
@@ -1302,7 +1339,12 @@ fn keyed_marks() {
 #[test]
 fn keyed_detects_home_hint_owned_uncleared() {
     static COV: Coverage = Coverage::new();
-    assert!(fails(|| keyed_model(Variant::HomeHintOwnedUncleared, PREEMPTIONS, &COV, 1)));
+    assert!(fails(|| keyed_model(
+        Variant::HomeHintOwnedUncleared,
+        PREEMPTIONS,
+        &COV,
+        1
+    )));
     COV.report("keyed_detects_home_hint_owned_uncleared");
 }
 
