@@ -187,6 +187,7 @@ pub const CONTROL: &[(&str, u32)] = &[
     ("IDLE_STEPS", 20),
     ("BUSY_WORKERS", 21),
     ("OLD_LENT", 22),
+    // Set once a keyed hint was dropped, so that idle workers sweep the marks.
     ("MARKS_LEFT", 23),
     ("PENDING", LINE_WORDS),
     ("PROGRESS", LINE_WORDS + 1),
