@@ -99,8 +99,6 @@ var<workgroup> dyn_wg_idle: u32;
 // `pending` as this worker last read it while idle: a change means others make progress.
 var<workgroup> dyn_wg_seen_pending: u32;
 var<workgroup> dyn_wg_seen_progress: u32;
-// Whether this worker has set `marks_left` in this launch (it sets it once).
-var<workgroup> dyn_wg_marks_left: bool;
 var<workgroup> dyn_wg_exhausted: u32;
 var<workgroup> dyn_wg_stats: array<u32, DYN_S_COUNT>;
 // Ring ticket + 1 of the split of the running range published this batch (0 = none), and its
@@ -174,6 +172,9 @@ var<private> dyn_win_lo: u32;
 var<private> dyn_win_n: u32;
 var<private> dyn_win_rec: u32;
 var<private> dyn_refills: u32;
+// Lane 0's: whether this worker has set `marks_left` in this launch (it sets it once; private,
+// not workgroup memory, which the program's own arrays may need).
+var<private> dyn_said_marks_left: bool;
 // The idle worker's random draw of shards, stepped every idle step (dyn_prescan).
 var<private> dyn_probe_seed: u32;
 // Frames of each worker's stack (dyn_stack_setup): the host's reserve.
@@ -510,7 +511,6 @@ fn dyn_main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
         dyn_wg_idle = 0u;
         dyn_wg_seen_pending = 0u;
         dyn_wg_seen_progress = 0u;
-        dyn_wg_marks_left = false;
         dyn_wg_stats = array<u32, DYN_S_COUNT>();
         atomicStore(&dyn_wg_lane_units, 0u);
         if (me == 0u) {
@@ -1398,8 +1398,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         }
         // A new mark with no hint in the ring or on this stack (its hint found no room) waits
         // for a sweep: say so, once a launch; idle workers sweep only once it is said.
-        if (new_marks > keyed_to_ring + home_hint && !dyn_wg_marks_left) {
-            dyn_wg_marks_left = true;
+        if (new_marks > keyed_to_ring + home_hint && !dyn_said_marks_left) {
+            dyn_said_marks_left = true;
             atomicStore(&dyn_control[DYN_C_MARKS_LEFT], 1u);
         }
         // The hint is the stack's only frame (nothing else stays). Lane 0 clears its mark now
