@@ -146,6 +146,7 @@ var<workgroup> dyn_wg_units: array<atomic<u32>, DYN_STAGES>;
 // Frames made by one batch: become carries, then children, then keyed children, then the split
 // of the running range (DYN_SPLIT_SLOT) and a scratch frame for pushes past capacity.
 var<workgroup> dyn_wg_staging: array<u32, DYN_STAGING_WORDS>;
+const DYN_KEYED_SLOT0: u32 = DYN_CARRY_CAP + DYN_CHILD_CAP; // the first keyed hint's slot
 
 // The unit a lane is running, for the site functions.
 var<private> dyn_cur_stage: u32;
@@ -996,10 +997,7 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     let offset = lid - (dyn_wg_pack[a] & DYN_PACK_LANES);
     if (dyn_is_keyed(stage) && ((head >> 16u) & DYN_FLAG_OWNED) == 0u) {
         // A ring entry of a keyed stage is only a hint: whoever clears the mark runs it.
-        let key = atomicLoad(&dyn_arena[f + DYN_FRAME_HEADER]);
-        let word = dyn_mark_word(stage, key);
-        let bit = 1u << (key % 32u);
-        if ((atomicAnd(&dyn_marks[word], ~bit) & bit) == 0u) {
+        if (!dyn_clear_mark(stage, atomicLoad(&dyn_arena[f + DYN_FRAME_HEADER]))) {
             return;
         }
     }
@@ -1010,6 +1008,13 @@ fn dyn_run_lane(me: u32, lid: u32, cmd: array<u32, 4>) {
     dyn_cur_rec = dyn_head_rec(f, head);
     dyn_load_unit(f);
     dyn_run_units(stage, dyn_wg_los[a] + offset, 0u, 0u);
+}
+
+// Clears the mark of `key` in keyed stage `stage`; true where this call cleared it, and so
+// owns the key's run (a mark already clear was taken by another).
+fn dyn_clear_mark(stage: u32, key: u32) -> bool {
+    let bit = 1u << (key % 32u);
+    return (atomicAnd(&dyn_marks[dyn_mark_word(stage, key)], ~bit) & bit) != 0u;
 }
 
 // Lane 0 only, after a DYN_CMD_RANGE batch: moves the frame's first index past what the lanes
@@ -1280,7 +1285,7 @@ fn dyn_push_keyed(stage: u32, key: u32, domain: u32) {
     }
     let j = atomicAdd(&dyn_wg_n_keyed, 1u);
     if (j < DYN_KEYED_CAP) {
-        let o = dyn_staging_frame(DYN_CARRY_CAP + DYN_CHILD_CAP + j, stage, 1u, 0u);
+        let o = dyn_staging_frame(DYN_KEYED_SLOT0 + j, stage, 1u, 0u);
         dyn_wg_staging[o] = key;
     }
 }
@@ -1406,20 +1411,17 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         // and keeps it as an owned frame, as a sweep would: left set, an idle worker's sweep
         // took it first and the chain moved to that worker. A mark already clear was swept
         // meanwhile: its sweeper runs the key, and nothing stays.
+        let hint = DYN_KEYED_SLOT0 * DYN_FRAME_WORDS;
         if (home_hint == 1u) {
-            let hint = (DYN_CARRY_CAP + DYN_CHILD_CAP) * DYN_FRAME_WORDS;
-            let stage = dyn_wg_staging[hint] & DYN_STAGE_MASK;
-            let key = dyn_wg_staging[hint + DYN_FRAME_HEADER];
-            let bit = 1u << (key % 32u);
-            if ((atomicAnd(&dyn_marks[dyn_mark_word(stage, key)], ~bit) & bit) == 0u) {
-                home_hint = 0u;
-            } else {
+            if (dyn_clear_mark(dyn_wg_staging[hint] & DYN_STAGE_MASK, dyn_wg_staging[hint + DYN_FRAME_HEADER])) {
                 dyn_wg_staging[hint] |= DYN_FLAG_OWNED << 16u;
+            } else {
+                home_hint = 0u;
             }
         }
         // Lane 0 writes it at `base`, where no other lane writes.
         for (var w = 0u; w < DYN_FRAME_WORDS * home_hint; w++) {
-            atomicStore(&dyn_arena[dyn_stack_frame(me, base) + w], dyn_wg_staging[(DYN_CARRY_CAP + DYN_CHILD_CAP) * DYN_FRAME_WORDS + w]);
+            atomicStore(&dyn_arena[dyn_stack_frame(me, base) + w], dyn_wg_staging[hint + w]);
         }
         dyn_wg_post = array<u32, 10>(stacked, to_ring, kept, ring.first, base, ring.shard, old_to_ring, bottom, defers, kept_defers);
         // One change of `pending` per batch, by the net amount: what this batch made minus the
@@ -1481,7 +1483,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let m = n - min(n, keyed_to_ring + old_to_ring);
         var word: u32;
         if (n < keyed_to_ring) {
-            word = dyn_wg_staging[(DYN_CARRY_CAP + DYN_CHILD_CAP + n) * DYN_FRAME_WORDS + w];
+            word = dyn_wg_staging[(DYN_KEYED_SLOT0 + n) * DYN_FRAME_WORDS + w];
         } else if (n < keyed_to_ring + old_to_ring) {
             word = atomicLoad(&dyn_arena[dyn_stack_frame(me, bottom + n - keyed_to_ring) + w]);
         } else if (m < defers_to_ring) {
