@@ -130,7 +130,7 @@ var<workgroup> dyn_wg_lanes: u32;
 // frames 0 .. j - 1 (dyn_gather_scan).
 var<workgroup> dyn_wg_pack: array<u32, DYN_BATCH + 1>;
 var<workgroup> dyn_wg_full: atomic<u32>;
-// dyn_gather_scan's second buffer.
+// dyn_gather_scan's second buffer; in dyn_publish, the order of the children by size.
 var<workgroup> dyn_wg_scan_half: array<u32, DYN_BATCH>;
 const DYN_PACK_LANES: u32 = (1u << DYN_DEPTH_SHIFT) - 1u;
 // The next index of a DYN_CMD_RANGE window that a lane may take.
@@ -1017,6 +1017,15 @@ fn dyn_clear_mark(stage: u32, key: u32) -> bool {
     return (atomicAnd(&dyn_marks[dyn_mark_word(stage, key)], ~bit) & bit) != 0u;
 }
 
+// The staging slot of the child of rank `r`: by size, largest first, where dyn_publish
+// `sorted` them into dyn_wg_scan_half; else in the order staged.
+fn dyn_child_slot(r: u32, sorted: bool) -> u32 {
+    if (sorted) {
+        return DYN_CARRY_CAP + dyn_wg_scan_half[r];
+    }
+    return DYN_CARRY_CAP + r;
+}
+
 // Lane 0 only, after a DYN_CMD_RANGE batch: moves the frame's first index past what the lanes
 // took of the window; a frame with nothing left is finished and leaves the stack.
 fn dyn_range_taken(me: u32, cmd: array<u32, 4>) {
@@ -1249,6 +1258,10 @@ fn dyn_push_child(stage: u32, hi: u32, rec: u32) -> u32 {
         dyn_fail(DYN_ERR_INTERNAL, dyn_cur_stage, j, DYN_CHILD_CAP);
         return DYN_SCRATCH;
     }
+    // Its size, for dyn_publish's order (dyn_wg_sizes is the prescan's, free until the next).
+    if (j < DYN_BATCH) {
+        dyn_wg_sizes[j] = hi;
+    }
     // One deeper than the batch's shallowest frame: at most the child's own depth.
     let depth = min(dyn_wg_depth + 1u, DYN_MAX_DEPTH);
     return dyn_staging_frame(DYN_CARRY_CAP + j, stage | (depth << DYN_DEPTH_SHIFT), hi, rec);
@@ -1401,6 +1414,8 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             kept_defers = 0u;
             home_hint = 0u;
         }
+        // Cleared for the children's counting sort below (a window's indices are taken).
+        atomicStore(&dyn_wg_next, 0u);
         // A new mark with no hint in the ring or on this stack (its hint found no room) waits
         // for a sweep: say so, once a launch; idle workers sweep only once it is said.
         if (new_marks > keyed_to_ring + home_hint && !dyn_said_marks_left) {
@@ -1460,23 +1475,48 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     let kept_defers = post[9];
     let first_defer = DYN_CARRY_CAP - defers;
     let keyed_to_ring = min(to_ring, min(atomicLoad(&dyn_wg_n_keyed), DYN_KEYED_CAP));
-    // Onto the stack: the carries and kept deferred units (at the batch's depth), then the first
-    // `kept` children above them (deeper work on top).
+    let defers_to_ring = defers - kept_defers;
+    let children = kept + to_ring - keyed_to_ring - old_to_ring - defers_to_ring;
     let shallow = carries + kept_defers;
+    // The children by size: 4 indices or more first, then 3, 2, 1. The ring takes the
+    // largest, and the stack's top holds the smallest, so that the next batch finishes the
+    // most frames for its indices and leaves the fewest behind ("Children by size"). Only
+    // where the stack is over half its reserve: below that nothing narrows a batch. A counting
+    // sort: each class's count in a byte of dyn_wg_next (lane 0 cleared it; `by_size` is
+    // uniform, `sorted` also bounds the bytes and dyn_wg_scan_half).
+    let by_size = kept + to_ring > 1u && 2u * (base - bottom + shallow + kept) > dyn_reserve;
+    let sorted = by_size && children <= min(DYN_BATCH, 255u);
+    if (by_size) {
+        let size_class = DYN_SIZE_CLASSES - clamp(dyn_wg_sizes[min(lid, DYN_BATCH - 1u)], 1u, DYN_SIZE_CLASSES);
+        var place = 0u;
+        if (sorted && lid < children) {
+            place = (atomicAdd(&dyn_wg_next, 1u << (8u * size_class)) >> (8u * size_class)) & 0xFFu;
+        }
+        workgroupBarrier();
+        if (sorted && lid < children) {
+            let counts = atomicLoad(&dyn_wg_next);
+            for (var c = 0u; c < size_class; c++) {
+                place += (counts >> (8u * c)) & 0xFFu;
+            }
+            dyn_wg_scan_half[place] = lid;
+        }
+        workgroupBarrier();
+    }
+    // Onto the stack: the carries and kept deferred units (at the batch's depth), then the
+    // `kept` smallest children above them (deeper work on top).
     for (var j = lid; j < (shallow + kept) * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
         var src = n;
         if (n >= shallow) {
-            src = DYN_CARRY_CAP + (n - shallow);
+            src = dyn_child_slot(children - kept + n - shallow, sorted);
         } else if (n >= carries) {
             src = first_defer + (n - carries);
         }
         atomicStore(&dyn_arena[dyn_stack_frame(me, base + n) + w], dyn_wg_staging[src * DYN_FRAME_WORDS + w]);
     }
     // Into the ring: keyed hints, the old frames from the bottom of the stack, then the
-    // remaining deferred units and children.
-    let defers_to_ring = defers - kept_defers;
+    // remaining deferred units and the largest children.
     for (var j = lid; j < to_ring * DYN_FRAME_WORDS; j += DYN_WG) {
         let n = j / DYN_FRAME_WORDS;
         let w = j % DYN_FRAME_WORDS;
@@ -1489,7 +1529,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         } else if (m < defers_to_ring) {
             word = dyn_wg_staging[(first_defer + kept_defers + m) * DYN_FRAME_WORDS + w];
         } else {
-            word = dyn_wg_staging[(DYN_CARRY_CAP + kept + m - defers_to_ring) * DYN_FRAME_WORDS + w];
+            word = dyn_wg_staging[dyn_child_slot(m - defers_to_ring, sorted) * DYN_FRAME_WORDS + w];
         }
         atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], word);
     }

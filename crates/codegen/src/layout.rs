@@ -59,6 +59,10 @@ pub const CHAIN_SPLIT_PER_LANE: u32 = 2;
 /// range its upper half) only while the ring holds fewer than `workers * LEND_FRAMES`; the rest
 /// stay on the spawner's stack, depth-first.
 pub const LEND_FRAMES: u32 = 8;
+/// Classes of size by which a batch orders its children on a stack over half its reserve
+/// (docs/executor.md, "Children by size"): 1, 2, ... `SIZE_CLASSES - 1` indices, and more.
+/// Each class's count takes a byte of one workgroup word, so at most 4.
+pub const SIZE_CLASSES: u32 = 4;
 /// Words of one cache line: hot control words sit on lines of their own.
 pub const LINE_WORDS: u32 = 32;
 /// Most sub-windows one stream window is split into (docs/executor.md, "Streams"): each has its
@@ -489,6 +493,7 @@ impl Layout {
         c("RANGE_WINDOW", RANGE_WINDOW);
         c("CHAIN_SPLIT_WIDTH", CHAIN_SPLIT_PER_LANE * self.lanes);
         c("LEND_FRAMES", LEND_FRAMES);
+        c("SIZE_CLASSES", SIZE_CLASSES);
         c("SHARD_WORKERS", SHARD_WORKERS);
         c("MAX_SHARDS", MAX_SHARDS);
         c("MIN_SHARD_SLOTS", MIN_SHARD_SLOTS);

@@ -14,7 +14,7 @@ mod schedule;
 mod streams;
 
 pub use glue::{CHAIN_UNROLL, CHAIN_UNROLL_BYTES};
-pub use layout::{DEFAULT_LANES, DEPTH_SHIFT, LANE_CHOICES, LANE_UNITS};
+pub use layout::{DEFAULT_LANES, DEPTH_SHIFT, LANE_CHOICES, LANE_UNITS, SIZE_CLASSES};
 use schedule::Partition;
 pub use schedule::{auto as auto_schedule, Schedule};
 // Quoted by docs/executor.md's prose, which tests/examples.rs checks against them.

@@ -41,7 +41,7 @@ enum Variant {
 }
 
 /// A packed scan word holds a depth from `DYN_DEPTH_SHIFT` up and a lane count below.
-use dyngc_codegen::DEPTH_SHIFT;
+use dyngc_codegen::{DEPTH_SHIFT, SIZE_CLASSES};
 const PACK_LANES: u32 = (1 << DEPTH_SHIFT) - 1;
 
 struct Model {
@@ -236,7 +236,12 @@ impl Model {
                 }
             }
             // Some children and an old frame go to the ring; carries stay, below the children.
+            // Over half the reserve, the kernel orders the children by size (`dyn_publish`):
+            // four indices or more first, to the ring, the smallest on top of the stack.
             let lent = rng.below(children.len() as u32 + 1) as usize;
+            if 2 * (stack.len() + carries.len() + children.len() - lent) > self.r as usize {
+                children.sort_by_key(|f| std::cmp::Reverse(f.size.min(SIZE_CLASSES)));
+            }
             ring.extend(children.drain(..lent));
             if rng.below(4) == 0 && stack.len() > 1 {
                 ring.push(stack.remove(0));
