@@ -193,7 +193,13 @@ var<private> dyn_lane_deferred: bool;
 // The host's reserve of frames a worker (0: DYN_STACK_FRAMES, as a zeroed uniform leaves it);
 // the generated dyn_load_params calls it, so every kernel finds the arena's parts.
 fn dyn_stack_setup() {
-    dyn_reserve = select(DYN_STACK_FRAMES, dyn_params.dyn_stack_frames, dyn_params.dyn_stack_frames != 0u);
+    dyn_reserve = dyn_uniform_reserve();
+}
+
+// The same, read from the uniform where a barrier depends on it: a private variable is not
+// uniform to WGSL's analysis (Tint rejects the barrier), the uniform buffer is.
+fn dyn_uniform_reserve() -> u32 {
+    return select(DYN_STACK_FRAMES, dyn_params.dyn_stack_frames, dyn_params.dyn_stack_frames != 0u);
 }
 
 fn dyn_ring_state(slot: u32) -> u32 {
@@ -1017,8 +1023,9 @@ fn dyn_clear_mark(stage: u32, key: u32) -> bool {
     return (atomicAnd(&dyn_marks[dyn_mark_word(stage, key)], ~bit) & bit) != 0u;
 }
 
-// The staging slot of the child of rank `r`: by size, largest first, where dyn_publish
-// `sorted` them into dyn_wg_scan_half; else in the order staged.
+// The staging slot of the child at place `r`: the first `kept` stay on the stack, the rest go
+// to the ring; where dyn_publish `sorted` them (dyn_wg_scan_half), the kept ones by size,
+// largest first, and the largest to the ring; else in the order staged.
 fn dyn_child_slot(r: u32, sorted: bool) -> u32 {
     if (sorted) {
         return DYN_CARRY_CAP + dyn_wg_scan_half[r];
@@ -1484,7 +1491,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
     // where the stack is over half its reserve: below that nothing narrows a batch. A counting
     // sort: each class's count in a byte of dyn_wg_next (lane 0 cleared it; `by_size` is
     // uniform, `sorted` also bounds the bytes and dyn_wg_scan_half).
-    let by_size = kept + to_ring > 1u && 2u * (base - bottom + shallow + kept) > dyn_reserve;
+    let by_size = kept + to_ring > 1u && 2u * (base - bottom + shallow + kept) > dyn_uniform_reserve();
     let sorted = by_size && children <= min(DYN_BATCH, 255u);
     if (by_size) {
         let size_class = DYN_SIZE_CLASSES - clamp(dyn_wg_sizes[min(lid, DYN_BATCH - 1u)], 1u, DYN_SIZE_CLASSES);
@@ -1498,7 +1505,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             for (var c = 0u; c < size_class; c++) {
                 place += (counts >> (8u * c)) & 0xFFu;
             }
-            dyn_wg_scan_half[place] = lid;
+            // The first `kept` places go to the stack, the rest (the largest) to the ring:
+            // the same split of places as in staging order.
+            dyn_wg_scan_half[(place + kept) % children] = lid;
         }
         workgroupBarrier();
     }
@@ -1509,7 +1518,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let w = j % DYN_FRAME_WORDS;
         var src = n;
         if (n >= shallow) {
-            src = dyn_child_slot(children - kept + n - shallow, sorted);
+            src = dyn_child_slot(n - shallow, sorted);
         } else if (n >= carries) {
             src = first_defer + (n - carries);
         }
@@ -1529,7 +1538,7 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         } else if (m < defers_to_ring) {
             word = dyn_wg_staging[(first_defer + kept_defers + m) * DYN_FRAME_WORDS + w];
         } else {
-            word = dyn_wg_staging[dyn_child_slot(m - defers_to_ring, sorted) * DYN_FRAME_WORDS + w];
+            word = dyn_wg_staging[dyn_child_slot(kept + m - defers_to_ring, sorted) * DYN_FRAME_WORDS + w];
         }
         atomicStore(&dyn_arena[dyn_ring_frame(dyn_slot(shard, ticket + n)) + w], word);
     }
