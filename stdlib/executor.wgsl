@@ -1170,13 +1170,20 @@ fn dyn_split_width(stage: u32) -> u32 {
 // DYN_LEND_FRAMES per worker of the shard queued (tail - head; both relaxed reads, so an
 // estimate, which is all a policy needs). Frames beyond it stay on the spawner's stack,
 // depth-first. `tail` and `head` are the home shard's, as the caller read them.
-fn dyn_lend_budget(tail: u32, head: u32) -> u32 {
+fn dyn_lend_want(tail: u32, head: u32) -> u32 {
     let queued = tail - head;
     let wanted = dyn_params.dyn_workers / dyn_shards * DYN_LEND_FRAMES;
     if (queued >= wanted) {
         return 0u;
     }
     return wanted - queued;
+}
+
+// Lane 0 only. The want, no more than the home shard has room for: a shard seen full is not
+// scanned or reserved from (where the ring is small, the want passes a shard's slots and the
+// shard stays full: each batch spent two round trips finding so).
+fn dyn_lend_budget(tail: u32, head: u32) -> u32 {
+    return min(dyn_lend_want(tail, head), dyn_shard_slots - min(tail - head, dyn_shard_slots));
 }
 
 // Every lane, before a range batch runs, when its plan split the range: the upper half goes out
@@ -1373,6 +1380,9 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
             // One old frame a batch: more made collatz's carries shuttle between two workers'
             // stacks through the ring on SwiftShader (docs/performance.md, "Session 14").
             old = min(min(untouched, 1u), budget);
+            // Fallbacks: what the want would lend and the shard had no room for (below, what
+            // a reservation finds no room for).
+            dyn_wg_stats[DYN_S_FALLBACKS] += min(lent, dyn_lend_want(tail, head) - old) - min(lent, budget - old);
             lent = min(lent, budget - old);
             // A batch that would leave its worker nothing, while the home shard is empty,
             // keeps its one new frame, or else its one keyed hint: lending it only moves a
