@@ -230,6 +230,8 @@ export interface ArenaLayout {
   ringSlots: number;
   /** Arena bytes used, rounded up to a multiple of 4: the arena buffer's size. */
   arenaBytes: number;
+  /** The [start, end) byte ranges a run clears: the stacks' top and bottom words and the ring's slot states (frames need no clearing). */
+  zeroed: [number, number][];
 }
 
 export type InputData = ArrayBuffer | ArrayBufferView;

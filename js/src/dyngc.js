@@ -220,7 +220,9 @@ export async function drainStreams(device, manifest, words, buffer, deliver) {
  * The arena rule of docs/manifest.md, "The arena" (crates/artifact's Manifest is the reference):
  * for an arena of `bytes` and `requested` workers, at most `maxWorkgroups` (the device's
  * maxComputeWorkgroupsPerDimension), the workers, each one's stack reserve in frames, the ring
- * slots and the arena bytes they use. Throws a RangeError below `min_bytes`.
+ * slots and the arena bytes they use, and `zeroed`: the [start, end) byte ranges a run clears (the
+ * stacks' top and bottom words, the ring's slot states; the frames need no clearing: crates/artifact's
+ * `Manifest::arena_zeroed`). Throws a RangeError below `min_bytes`.
  */
 export function arenaLayout(manifest, bytes, requested, maxWorkgroups) {
   const a = manifest.executor.arena;
@@ -258,7 +260,9 @@ export function arenaLayout(manifest, bytes, requested, maxWorkgroups) {
   while (slots * 2n <= fit) slots *= 2n;
   if (slots < minSlots) throw new RangeError(`the arena must be at least ${a.min_bytes} bytes (got ${bytes})`);
   const used = workers * workerBytes(frames) + slots * perSlot;
-  return { workers: Number(workers), stackFrames: Number(frames), ringSlots: Number(slots), arenaBytes: Number((used + 3n) / 4n * 4n) };
+  const states = 8n * workers + frameBytes * frames * workers;
+  const zeroed = [[0, Number(8n * workers)], [Number(states), Number(states + 4n * slots)]];
+  return { workers: Number(workers), stackFrames: Number(frames), ringSlots: Number(slots), arenaBytes: Number((used + 3n) / 4n * 4n), zeroed };
 }
 
 /** A compiled artifact on one device: the module, layouts and pipelines (launch protocol step 1). */
@@ -398,6 +402,7 @@ export class Run {
     this.workers = l.workers;
     this.stackFrames = l.stackFrames;
     this.ringSlots = l.ringSlots;
+    this.arenaZeroed = l.zeroed;
     this.arenaBytes = l.arenaBytes;
     // The windows depend on the worker count (lanes in flight may each hold a reservation).
     this.streamCapacities = Object.fromEntries((m.executor.streams ?? []).map((st) => [st.binding, streamCapacity(m, st, this.workers, this.device.limits, this.requestedStreamCapacity)]));
@@ -484,7 +489,8 @@ export class Run {
   /** Records the start of a run: clears, `init`, then one launch chain (protocol step 4). */
   recordStart(encoder) {
     encoder.clearBuffer(this.control);
-    encoder.clearBuffer(this.arena);
+    // Only what must start at zero: clearing the frames too cost time in proportion to the arena.
+    for (const [start, end] of this.arenaZeroed) encoder.clearBuffer(this.arena, start, end - start);
     if (this.marks) encoder.clearBuffer(this.marks);
     const pass = encoder.beginComputePass({ label: 'dyngc init' });
     pass.setPipeline(this.program.init);

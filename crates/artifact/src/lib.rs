@@ -565,6 +565,19 @@ impl Manifest {
         1 << most.ilog2()
     }
 
+    /// The byte ranges of the arena a host zeroes before a run with `workers` workers of
+    /// `stack_frames` frames and `ring_slots` slots: the stacks' top and bottom words (empty
+    /// stacks) and the ring's slot states (every slot empty). Nothing else needs clearing: the
+    /// kernel writes a frame, on a stack, in the ring or in a queue, before anything reads it, so
+    /// the frames a previous run left (or any garbage) are never read. Zeroing the whole arena is
+    /// correct too, but costs time in proportion to it (an 878 MB arena is a third of a
+    /// partitioned triangle 1e8 run on an H100; docs/performance.md, "Session 35").
+    pub fn arena_zeroed(&self, workers: u32, stack_frames: u32, ring_slots: u32) -> [std::ops::Range<u64>; 2] {
+        let positions = 8 * workers as u64;
+        let states = positions + 4 * self.executor.arena.frame_words as u64 * stack_frames as u64 * workers as u64;
+        [0..positions, states..states + 4 * ring_slots as u64]
+    }
+
     /// Arena bytes actually used with `workers` workers of `stack_frames` frames and
     /// `ring_slots` slots.
     pub fn arena_bytes(&self, workers: u32, stack_frames: u32, ring_slots: u32) -> u64 {

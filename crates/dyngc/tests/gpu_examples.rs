@@ -226,6 +226,8 @@ fn run(case: &Case, combo: &Combo) -> Result<Outcome, Box<Failed>> {
     let setup = setup_for(case, &inputs, combo);
     let mut run = exec.prepare(&GPU.queue, &setup).map_err(|e| failed(None, e))?;
     let plan = run.plan().clone();
+    let arena = run.buffer("dyn_arena").expect("every build has an arena");
+    GPU.queue.write_buffer(arena, 0, &stale_arena(arena.size()));
     let opts = WaitOptions {
         timeout: RUN_TIMEOUT,
         ..Default::default()
@@ -241,6 +243,18 @@ fn run(case: &Case, combo: &Combo) -> Result<Outcome, Box<Failed>> {
         .map(|(name, bytes)| (name, support::u32s(&bytes)))
         .collect();
     Ok(Outcome { plan, stats, outputs })
+}
+
+/// What a run finds in its arena before it starts, in place of zeros: the runtime clears only
+/// the stacks' positions and the ring states (`Manifest::arena_zeroed`), so every matrix run
+/// also checks that no frame is read before it is written. Words 0, 1, 0, 1, ...: were the
+/// positions left, each stack's top (0) would sit below its bottom (1) and the run would fail;
+/// were the states left, half the slots would never read empty, and the large ring of one
+/// worker, which must take every spawn (`check_outcome`), would fall back.
+fn stale_arena(bytes: u64) -> Vec<u8> {
+    (0..bytes / 4)
+        .flat_map(|i| u32::from(i % 2 == 1).to_le_bytes())
+        .collect()
 }
 
 /// Extra per-example statistics checks: `Err` with what failed.

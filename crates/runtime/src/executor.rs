@@ -547,13 +547,21 @@ impl Run<'_> {
         }
     }
 
-    /// Records the start of the run: clears the control block, arena and marks, dispatches
-    /// `init` with one workgroup, then one launch chain of one launch (see
-    /// [`Run::record_continue`]).
+    /// Records the start of the run: clears the control block, the marks and the words of the
+    /// arena that must start at zero ([`Manifest::arena_zeroed`]: not its frames, whose clearing
+    /// cost time in proportion to the arena), dispatches `init` with one workgroup, then one
+    /// launch chain of one launch (see [`Run::record_continue`]).
     pub fn record_start(&mut self, encoder: &mut wgpu::CommandEncoder) {
         self.chain = 1;
         encoder.clear_buffer(&self.buffers[self.control], 0, None);
-        encoder.clear_buffer(&self.buffers[self.arena], 0, None);
+        let plan = &self.plan;
+        for range in self
+            .exec
+            .manifest
+            .arena_zeroed(plan.workers, plan.stack_frames, plan.ring_slots)
+        {
+            encoder.clear_buffer(&self.buffers[self.arena], range.start, Some(range.end - range.start));
+        }
         if let Some(m) = self.marks {
             encoder.clear_buffer(&self.buffers[m], 0, None);
         }
