@@ -614,11 +614,13 @@ impl Sys {
         let children = out.children.len() as u32;
         let mut keyed = out.hints.len() as u32;
         // `dyn_lend_budget`: old frames and children go to the ring only while the home shard
-        // holds fewer than the lending target (two relaxed reads: an estimate; any count the
-        // reserve grants is correct).
+        // holds fewer than the lending target, and no more than it has room for (two relaxed
+        // reads: an estimate; any count the reserve grants is correct).
         let line = &self.shards[home as usize];
         let queued = line.tail.load(R).wrapping_sub(line.head.load(R));
-        let budget = LEND_TARGET.saturating_sub(queued);
+        let budget = LEND_TARGET
+            .saturating_sub(queued)
+            .min(SHARD_SLOTS.saturating_sub(queued));
         let old = (stack.len() as u32).min(1).min(budget);
         let mut lent = children.min(budget - old);
         // A batch that would leave its worker nothing keeps its one child while the home shard
