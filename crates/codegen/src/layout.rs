@@ -30,10 +30,13 @@ pub const DONE_POLL: u32 = 16;
 /// a row on different shards; a frame that finds no room stays on the stack.
 pub const CAS_ATTEMPTS: u32 = 4;
 /// Workers per ring shard: the ring has about `workers / SHARD_WORKERS` shards (a power of two,
-/// at least one), each a ring of its own whose producers are the workers it is home to.
-pub const SHARD_WORKERS: u32 = 8;
+/// at least one), each a ring of its own whose producers are the workers it is home to. Every
+/// batch touches its home shard's line, so fewer workers a line make every batch cheaper: with
+/// 8, tree 1e7 at 949 workers got 64 shards and ran 1.84 ms; with 4, 128 shards and 1.70 ms
+/// (H100, docs/performance.md, "Session 36").
+pub const SHARD_WORKERS: u32 = 4;
 /// Most ring shards: each has a control line of its own, and the host reads the control block
-/// back after every submission.
+/// back after every submission. 256 ran bfs star1e6 3-4x slower (session 36).
 pub const MAX_SHARDS: u32 = 128;
 // The executor's shard probe keeps a shard's offset from home in 8 bits (DYN_PROBE_SHARD).
 const _: () = assert!(MAX_SHARDS <= 256);

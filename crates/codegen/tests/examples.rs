@@ -478,15 +478,17 @@ fn manifest_states_the_kernels_ring_shards() {
         assert_eq!(arena.max_shards, wgsl_constant(&a.wgsl, "DYN_MAX_SHARDS"), "{path:?}");
     }
     let m = generate(&examples()[0], Schedule::Megakernel).manifest;
-    // (workers, slots) -> shards: one per 8 workers, each of at least 64 slots, at most 128,
+    // (workers, slots) -> shards: one per 4 workers, each of at least 32 slots, at most 128,
     // a power of two.
     for (workers, slots, shards) in [
         (1, 4, 1),
-        (15, 1 << 20, 1),
-        (62, 256, 4),
-        (64, 512, 8),
-        (64, 256, 4),
-        (1024, 4096, 64),
+        (7, 1 << 20, 1),
+        (15, 1 << 20, 2),
+        (62, 256, 8),
+        (64, 1024, 16),
+        (64, 256, 8),
+        (949, 4096, 128),
+        (1024, 2048, 64),
         (4096, 1 << 20, 128),
     ] {
         assert_eq!(
