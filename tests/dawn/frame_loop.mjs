@@ -229,7 +229,8 @@ class Policy {
     if (this.calm.length < this.shrinkAfter) return null;
     const next = Math.min(this.size, Math.max(this.floor, Math.floor(this.size / this.grow)));
     const l = layout(next, u.requested);
-    return l && Math.max(...this.calm) * 2 <= l.ring / shards(l.workers, l.ring) ? this.change(next) : null;
+    const median = [...this.calm].sort((a, b) => a - b)[this.calm.length >> 1];
+    return l && median < this.touch * (l.ring / shards(l.workers, l.ring)) ? this.change(next) : null;
   }
   change(next) { this.calm = []; if (next === this.size) return null; this.size = next; return next; }
 }
