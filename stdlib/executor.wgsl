@@ -847,7 +847,7 @@ fn dyn_plan(me: u32) {
         if (hi - lo > split_width) {
             let tail = atomicLoad(&dyn_control[dyn_shard_tail(dyn_home)]);
             let head = atomicLoad(&dyn_control[dyn_shard_head(dyn_home)]);
-            if (dyn_lend_budget(tail, head) > 0u) {
+            if (dyn_lend_budget(dyn_lend_want(tail, head), tail, head) > 0u) {
                 room = dyn_ring_reserve(1u, tail, dyn_ring_run(dyn_home, tail, 1u, 0u), head);
             }
         }
@@ -1182,8 +1182,8 @@ fn dyn_lend_want(tail: u32, head: u32) -> u32 {
 // Lane 0 only. The want, no more than the home shard has room for: a shard seen full is not
 // scanned or reserved from (where the ring is small, the want passes a shard's slots and the
 // shard stays full: each batch spent two round trips finding so).
-fn dyn_lend_budget(tail: u32, head: u32) -> u32 {
-    return min(dyn_lend_want(tail, head), dyn_shard_slots - min(tail - head, dyn_shard_slots));
+fn dyn_lend_budget(want: u32, tail: u32, head: u32) -> u32 {
+    return min(want, dyn_shard_slots - min(tail - head, dyn_shard_slots));
 }
 
 // Every lane, before a range batch runs, when its plan split the range: the upper half goes out
@@ -1376,13 +1376,14 @@ fn dyn_publish(me: u32, lid: u32, cmd: array<u32, 4>) {
         let new_frames = min(atomicLoad(&dyn_wg_n_child), DYN_CHILD_CAP) + min(atomicLoad(&dyn_wg_n_defer), DYN_CARRY_CAP);
         var lent = new_frames;
         if (keyed + lent + untouched > 0u) {
-            let budget = dyn_lend_budget(tail, head);
+            let want = dyn_lend_want(tail, head);
+            let budget = dyn_lend_budget(want, tail, head);
             // One old frame a batch: more made collatz's carries shuttle between two workers'
             // stacks through the ring on SwiftShader (docs/performance.md, "Session 14").
             old = min(min(untouched, 1u), budget);
             // Fallbacks: what the want would lend and the shard had no room for (below, what
             // a reservation finds no room for).
-            dyn_wg_stats[DYN_S_FALLBACKS] += min(lent, dyn_lend_want(tail, head) - old) - min(lent, budget - old);
+            dyn_wg_stats[DYN_S_FALLBACKS] += min(lent, want - old) - min(lent, budget - old);
             lent = min(lent, budget - old);
             // A batch that would leave its worker nothing, while the home shard is empty,
             // keeps its one new frame, or else its one keyed hint: lending it only moves a
