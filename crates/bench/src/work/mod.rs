@@ -99,67 +99,118 @@ fn measure(
     reps: usize,
     mut f: impl FnMut() -> Result<Sample, String>,
 ) -> Record {
-    let mut rec = Record {
-        workload: workload.into(),
-        case: case.into(),
-        units,
-        method: method.into(),
-        ..Default::default()
-    };
-    let mut last = Sample::default();
-    let mut gpu = Vec::new();
+    let mut runs = Runs::default();
     for rep in 0..reps.max(1) {
-        match f() {
-            Ok(s) => {
-                rec.times_s.push(s.secs);
-                gpu.extend(s.gpu_secs);
-                last = s;
-            }
-            Err(e) => {
-                eprintln!("  {workload} {case} {method}: rep {rep}: ERROR {e}");
-                rec.error = Some(e);
-                break;
+        if !runs.take(f(), rep, workload, case, method) {
+            break;
+        }
+    }
+    runs.record(workload, case, units, method)
+}
+
+/// [`measure`] at each of `arenas`, the repetitions taken in turns (every arena once, then
+/// again), so that a device that drifts between slow and fast phases (SwiftShader on a shared
+/// machine) slows every arena alike instead of the arenas it happened to be measuring then.
+#[allow(clippy::too_many_arguments)]
+fn measure_arenas(
+    workload: &str,
+    case: &str,
+    units: u64,
+    method: &str,
+    reps: usize,
+    arenas: &[u64],
+    mut f: impl FnMut(u64) -> Result<Sample, String>,
+) -> Vec<Record> {
+    let mut runs: Vec<Runs> = arenas.iter().map(|_| Runs::default()).collect();
+    for rep in 0..reps.max(1) {
+        for (&arena, runs) in arenas.iter().zip(&mut runs) {
+            if runs.error.is_none() {
+                runs.take(f(arena), rep, workload, case, method);
             }
         }
     }
-    if let Some(s) = Spread::of(&rec.times_s) {
-        (rec.median_s, rec.min_s, rec.max_s) = (s.median, s.min, s.max);
-        rec.units_per_s = units as f64 / s.median;
+    runs.into_iter()
+        .map(|r| r.record(workload, case, units, method))
+        .collect()
+}
+
+/// The repetitions of one method at one arena, as they come.
+#[derive(Default)]
+struct Runs {
+    times_s: Vec<f64>,
+    gpu: Vec<f64>,
+    last: Sample,
+    error: Option<String>,
+}
+
+impl Runs {
+    /// Keeps a repetition's sample; an error ends the repetitions (false).
+    fn take(&mut self, sample: Result<Sample, String>, rep: usize, workload: &str, case: &str, method: &str) -> bool {
+        match sample {
+            Ok(s) => {
+                self.times_s.push(s.secs);
+                self.gpu.extend(s.gpu_secs);
+                self.last = s;
+                true
+            }
+            Err(e) => {
+                eprintln!("  {workload} {case} {method}: rep {rep}: ERROR {e}");
+                self.error = Some(e);
+                false
+            }
+        }
     }
-    // GPU time only if every repetition has it; it is then the time units/s are computed from.
-    if gpu.len() == rec.times_s.len() {
-        rec.gpu = Spread::of(&gpu);
-        rec.gpu_times_s = gpu;
+
+    fn record(self, workload: &str, case: &str, units: u64, method: &str) -> Record {
+        let mut rec = Record {
+            workload: workload.into(),
+            case: case.into(),
+            units,
+            method: method.into(),
+            times_s: self.times_s,
+            error: self.error,
+            ..Default::default()
+        };
+        if let Some(s) = Spread::of(&rec.times_s) {
+            (rec.median_s, rec.min_s, rec.max_s) = (s.median, s.min, s.max);
+            rec.units_per_s = units as f64 / s.median;
+        }
+        // GPU time only if every repetition has it; it is then the time units/s are computed from.
+        if self.gpu.len() == rec.times_s.len() {
+            rec.gpu = Spread::of(&self.gpu);
+            rec.gpu_times_s = self.gpu;
+        }
+        if let Some(s) = &rec.gpu {
+            rec.units_per_s = units as f64 / s.median;
+        }
+        let last = self.last;
+        rec.peak_bytes = last.peak;
+        rec.reruns = last.reruns;
+        rec.relaunches = last.relaunches;
+        rec.fallbacks = last.fallbacks;
+        rec.launches = last.launches;
+        rec.arena_bytes = last.arena;
+        rec.workers = last.workers;
+        rec.extra = last.extra;
+        eprintln!(
+            "  {workload:<8} {case:<12} {:<26} median {:>10.4} s  [{:.4}, {:.4}]  gpu {}  peak {:>12} B  {:.3e} units/s  reruns {} relaunches {} fallbacks {}{}",
+            match rec.arena_bytes {
+                Some(a) => format!("{method} arena={a}"),
+                None => method.to_string(),
+            },
+            rec.median_s,
+            rec.min_s,
+            rec.max_s,
+            rec.gpu.as_ref().map_or("-".into(), |g| format!("{:.4} s", g.median)),
+            rec.peak_bytes,
+            rec.units_per_s,
+            rec.reruns,
+            rec.relaunches,
+            rec.fallbacks,
+            if rec.error.is_some() { "  (ERROR)" } else { "" }
+        );
+        rec
     }
-    if let Some(s) = &rec.gpu {
-        rec.units_per_s = units as f64 / s.median;
-    }
-    rec.peak_bytes = last.peak;
-    rec.reruns = last.reruns;
-    rec.relaunches = last.relaunches;
-    rec.fallbacks = last.fallbacks;
-    rec.launches = last.launches;
-    rec.arena_bytes = last.arena;
-    rec.workers = last.workers;
-    rec.extra = last.extra;
-    eprintln!(
-        "  {workload:<8} {case:<12} {:<26} median {:>10.4} s  [{:.4}, {:.4}]  gpu {}  peak {:>12} B  {:.3e} units/s  reruns {} relaunches {} fallbacks {}{}",
-        match rec.arena_bytes {
-            Some(a) => format!("{method} arena={a}"),
-            None => method.to_string(),
-        },
-        rec.median_s,
-        rec.min_s,
-        rec.max_s,
-        rec.gpu.as_ref().map_or("-".into(), |g| format!("{:.4} s", g.median)),
-        rec.peak_bytes,
-        rec.units_per_s,
-        rec.reruns,
-        rec.relaunches,
-        rec.fallbacks,
-        if rec.error.is_some() { "  (ERROR)" } else { "" }
-    );
-    rec
 }
 
 fn check(name: &str, got: &[u32], want: &[u32]) -> Result<(), String> {
@@ -489,8 +540,15 @@ impl Ctx<'_> {
             };
             let expand_peak = baseline("expand").or_else(|| baseline("static"));
             let min_arena = c.manifest.executor.arena.min_bytes;
-            for arena in self.arenas(min_arena, expand_peak) {
-                let r = measure(workload, case, units, method, self.args.reps, || {
+            let arenas = self.arenas(min_arena, expand_peak);
+            recs.extend(measure_arenas(
+                workload,
+                case,
+                units,
+                method,
+                self.args.reps,
+                &arenas,
+                |arena| {
                     let d = dynrun::run(self.g, &exec, arena, self.args, inputs, params, check)?;
                     Ok(Sample {
                         secs: d.secs,
@@ -511,9 +569,8 @@ impl Ctx<'_> {
                             "stats": d.stats,
                         }),
                     })
-                });
-                recs.push(r);
-            }
+                },
+            ));
         }
     }
 }
@@ -584,7 +641,7 @@ fn meta(g: &Gpu, args: &RunArgs, started: Instant) -> serde_json::Value {
             "driver_info": g.info.driver_info, "device_type": format!("{:?}", g.info.device_type),
         },
         "timestamp_query": g.has_timestamps(),
-        "timing": format!("times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s. extra.gpu_submission_ms (dyngc): each submission's GPU time in the last repetition, in order (a drain or a relaunch starts a submission). warm_ms: the least milliseconds of an untimed busy kernel before each repetition, which then runs on until its dispatches are as fast as the fastest seen (the clock is back; at most {} ms: warm_capped counts those that were not; 0: none)", crate::gpu::WARM_CAP_MS),
+        "timing": format!("times_s: wall clock from the first submission to the completed result (host readbacks between levels included; pipeline creation, input upload and the final output readback excluded). gpu_times_s (where timestamp_query): the sum over the method's submissions of end - start GPU timestamps written at the start and end of each command buffer (host round trips between submissions excluded); units_per_s uses gpu_times_s where present (timer = gpu), else times_s. extra.gpu_submission_ms (dyngc): each submission's GPU time in the last repetition, in order (a drain or a relaunch starts a submission). dyngc's arenas take their repetitions in turns (every arena once, then again), so that a drifting device slows them alike. warm_ms: the least milliseconds of an untimed busy kernel before each repetition, which then runs on until its dispatches are as fast as the fastest seen (the clock is back; at most {} ms: warm_capped counts those that were not; 0: none)", crate::gpu::WARM_CAP_MS),
         "warm_ms": args.warm_ms,
         "warm_dispatches": g.warm_dispatches(),
         "warm_capped": g.warm_capped(),
