@@ -42,7 +42,8 @@ pub struct RunArgs {
     /// of a Kronecker graph's adjacency matrix).
     #[arg(long = "case", required = true)]
     pub cases: Vec<String>,
-    /// Repetitions per method (median and spread are reported).
+    /// Repetitions per method and arena (median and spread are reported); a dyngc method's
+    /// arenas take theirs in turns, every arena once, then again.
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
     /// wgpu backend: vulkan, gl, metal, dx12; empty = WGPU_BACKEND or all.
